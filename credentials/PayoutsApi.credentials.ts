@@ -1,0 +1,99 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+/**
+ * One credential for the whole service: the bearer token for the payout API and the OAuth client
+ * for the verification API. The hosts are fields because production and sandbox hosts differ;
+ * both default to the local sandbox (`npm run sandbox`).
+ */
+export class PayoutsApi implements ICredentialType {
+	name = 'payoutsApi';
+
+	displayName = 'Payouts API';
+
+	icon: Icon = { light: 'file:payouts.svg', dark: 'file:payouts.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-payouts/n8n-nodes-payouts#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: 'http://127.0.0.1:5680',
+			required: true,
+			placeholder: 'e.g. https://payout-api.example.com',
+			description:
+				'Base address of the payout API. Use https; plain http is accepted only for a local (loopback) address such as the sandbox.',
+		},
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Bearer token sent as "Authorization: Bearer ..." on every payout call',
+		},
+		{
+			displayName: 'Verification URL',
+			name: 'verificationUrl',
+			type: 'string',
+			default: 'http://127.0.0.1:5680',
+			placeholder: 'e.g. https://verification-api.example.com',
+			description: 'Base address of the OAuth token API. Only the Payouts OAuth node uses it.',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			description: 'OAuth client ID from the merchant dashboard (one-click app). Only the Payouts OAuth node uses it.',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description: 'Secret matching the client ID. Only the Payouts OAuth node uses it.',
+		},
+		{
+			displayName: 'API Version',
+			name: 'apiVersion',
+			type: 'string',
+			default: '2024-01-01',
+			placeholder: 'e.g. 2024-01-01',
+			description: 'Sent as x-api-version to the OAuth token API, format YYYY-MM-DD',
+		},
+	];
+
+	// Bearer auth applied by n8n itself: the nodes never build the Authorization header by hand.
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: { Authorization: '=Bearer {{$credentials.accessToken}}' },
+		},
+	};
+
+	// The incident listing needs nothing but a valid token, and moves no money.
+	// The service may answer HTTP 200 with an ERROR envelope, so the body is checked too.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/payout/v1/incidents',
+			method: 'GET',
+		},
+		rules: [
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'status', value: 'ERROR', message: 'The service refused the access token' },
+			},
+		],
+	};
+}

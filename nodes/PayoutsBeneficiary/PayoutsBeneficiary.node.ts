@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeOperations } from '../shared/describe';
+import { runOperations } from '../shared/execute';
+import { get } from './operations/get';
+
+const operations = [get];
+
+export class PayoutsBeneficiary implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Payouts Beneficiary',
+		name: 'payoutsBeneficiary',
+		icon: { light: 'file:payoutsBeneficiary.svg', dark: 'file:payoutsBeneficiary.dark.svg' },
+		group: ['input'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'Look up a stored beneficiary of the payouts service',
+		defaults: { name: 'Payouts Beneficiary' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [{ name: 'payoutsApi', required: true }],
+		properties: describeOperations(operations, 'get'),
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return runOperations.call(this, operations);
+	}
+}

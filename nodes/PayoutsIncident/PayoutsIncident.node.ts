@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeOperations } from '../shared/describe';
+import { runOperations } from '../shared/execute';
+import { getMany } from './operations/getMany';
+
+const operations = [getMany];
+
+export class PayoutsIncident implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Payouts Incident',
+		name: 'payoutsIncident',
+		icon: { light: 'file:payoutsIncident.svg', dark: 'file:payoutsIncident.dark.svg' },
+		group: ['input'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'List bank incidents that affect payout transfer modes',
+		defaults: { name: 'Payouts Incident' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [{ name: 'payoutsApi', required: true }],
+		properties: describeOperations(operations, 'getMany'),
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return runOperations.call(this, operations);
+	}
+}

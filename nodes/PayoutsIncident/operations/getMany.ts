@@ -1,0 +1,107 @@
+import type { DateTime } from 'luxon';
+import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { dateTime, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
+import type { Clock } from '../../shared/rules';
+import type { PayoutOperation } from '../../shared/types';
+
+const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
+const MAX_WINDOW_DAYS = 7;
+const MAX_AGE_DAYS = 90;
+
+/**
+ * The incident window of the interface document: start not after end, at most 7 days, start
+ * within the last 90 days. A missing end is the end of today and a missing start the start of
+ * today, as the service defaults them, in the workflow's timezone.
+ */
+function schema(clock: Clock) {
+	return z
+		.object({
+			status: oneOf(STATUSES, 'UNRESOLVED'),
+			startTime: dateTime(clock),
+			endTime: dateTime(clock),
+			entityCode: text({}),
+		})
+		.superRefine(({ startTime, endTime }, ctx) => {
+			const start: DateTime = startTime ?? clock.now.startOf('day');
+			const end: DateTime = endTime ?? clock.now.endOf('day');
+			const issue = (field: 'startTime' | 'endTime', message: string) =>
+				ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message });
+			if (start > end) issue('startTime', `must not be after 'End Time'${endTime ? '' : ' (the end of today when empty)'}`);
+			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS) issue(endTime ? 'endTime' : 'startTime', `must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`);
+			if (start < clock.now.minus({ days: MAX_AGE_DAYS })) issue('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
+		})
+		.transform(({ status, startTime, endTime, entityCode }) => ({
+			status,
+			startTime: startTime?.toFormat(SERVICE_TIME_FORMAT),
+			endTime: endTime?.toFormat(SERVICE_TIME_FORMAT),
+			entityCode,
+		}));
+}
+
+export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
+	value: 'getMany',
+	api: 'getIncidents',
+	name: 'Get Many',
+	description: 'List bank incidents (outages or degradations) that affect transfer modes',
+	action: 'Get many incidents',
+	movesMoney: false,
+	host: 'payout',
+	properties: [
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			options: [
+				{ name: 'All', value: 'ALL' },
+				{ name: 'Resolved', value: 'RESOLVED' },
+				{ name: 'Unresolved', value: 'UNRESOLVED' },
+			],
+			default: 'UNRESOLVED',
+			description: 'Which incidents to list',
+		},
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'End Time',
+					name: 'endTime',
+					type: 'dateTime',
+					default: '',
+					description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Read in the workflow's timezone.",
+				},
+				{
+					displayName: 'Entity Code',
+					name: 'entityCode',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. HDFC',
+					description: 'Code of the bank whose incidents are wanted',
+				},
+				{
+					displayName: 'Start Time',
+					name: 'startTime',
+					type: 'dateTime',
+					default: '',
+					description: "Start of the time range, within the last 90 days. Default: the start of today. Read in the workflow's timezone.",
+				},
+			],
+		},
+	],
+	schema,
+	// Only what the user set is sent; the service applies its own defaults to the rest.
+	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: definedOnly(query) }),
+	output: (answer) => {
+		const incidents = answer.data?.incidents;
+		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
+	},
+};
+
+function definedOnly(query: IDataObject): IDataObject {
+	return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,29 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeOperations } from '../shared/describe';
+import { runOperations } from '../shared/execute';
+import { generateToken } from './operations/generateToken';
+
+const operations = [generateToken];
+
+export class PayoutsOAuth implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Payouts OAuth',
+		name: 'payoutsOAuth',
+		icon: { light: 'file:payoutsOAuth.svg', dark: 'file:payoutsOAuth.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'Exchange a one-click OAuth authorisation code for an access token',
+		defaults: { name: 'Payouts OAuth' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'payoutsApi', required: true }],
+		properties: describeOperations(operations, 'generateToken'),
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return runOperations.call(this, operations);
+	}
+}

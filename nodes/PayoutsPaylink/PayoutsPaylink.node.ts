@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeOperations } from '../shared/describe';
+import { runOperations } from '../shared/execute';
+import { getStatus } from './operations/getStatus';
+
+const operations = [getStatus];
+
+export class PayoutsPaylink implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Payouts Paylink',
+		name: 'payoutsPaylink',
+		icon: { light: 'file:payoutsPaylink.svg', dark: 'file:payoutsPaylink.dark.svg' },
+		group: ['input'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'Get the status of a paylink of the payouts service',
+		defaults: { name: 'Payouts Paylink' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [{ name: 'payoutsApi', required: true }],
+		properties: describeOperations(operations, 'getStatus'),
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return runOperations.call(this, operations);
+	}
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+import { text } from '../../shared/rules';
+import type { PayoutOperation } from '../../shared/types';
+
+const schema = z.object({ paylinkId: text({ required: true }) });
+
+export const getStatus: PayoutOperation<z.output<typeof schema>> = {
+	value: 'getStatus',
+	api: 'getPaylinkStatus',
+	name: 'Get Status',
+	description: 'Get the status of a paylink created earlier',
+	action: 'Get the status of a paylink',
+	movesMoney: false,
+	host: 'payout',
+	properties: [
+		{
+			displayName: 'Paylink ID',
+			name: 'paylinkId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. invoice_2026_0042',
+			description: 'The ID chosen when the paylink was created',
+		},
+	],
+	schema: () => schema,
+	// The interface document does not name the query parameter; DESIGN.md fixes it as paylinkId.
+	request: ({ paylinkId }) => ({ method: 'GET', path: '/payout/v1/getPaylinkStatus', qs: { paylinkId } }),
+	output: (answer) => [answer.data ?? {}],
+};

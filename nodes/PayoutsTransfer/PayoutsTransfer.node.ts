@@ -1,0 +1,31 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeOperations } from '../shared/describe';
+import { runOperations } from '../shared/execute';
+import { standardTransfer } from './operations/standardTransfer';
+import { cardTransfer } from './operations/cardTransfer';
+import { internalTransfer } from './operations/internalTransfer';
+
+const operations = [standardTransfer, cardTransfer, internalTransfer];
+
+export class PayoutsTransfer implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Payouts Transfer',
+		name: 'payoutsTransfer',
+		icon: { light: 'file:payoutsTransfer.svg', dark: 'file:payoutsTransfer.dark.svg' },
+		group: ['output'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'Send card, standard and internal transfers with the payouts service',
+		defaults: { name: 'Payouts Transfer' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'payoutsApi', required: true }],
+		properties: describeOperations(operations, 'standardTransfer'),
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return runOperations.call(this, operations);
+	}
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+import { amount, fields, oneOf, text } from '../../shared/rules';
+import type { PayoutOperation } from '../../shared/types';
+import { transferOutput } from './transferOutput';
+
+const TRANSFER_MODES = ['banktransfer', 'imps', 'neft', 'rtgs', 'upi', 'walletA', 'walletB'] as const;
+
+const schema = z.object({
+	beneId: text({ required: true, ...fields.alphanumeric }),
+	// The field rule says at least 1.00; the errors name a maximum of Rs. 100000.
+	amount: amount({ min: 1, max: 100000, maxDecimals: 2, sendAs: 'number' }),
+	transferId: text({ required: true, ...fields.transferId }),
+	transferMode: oneOf(TRANSFER_MODES, 'banktransfer'),
+	paymentInstrumentId: text({}),
+	remarks: text(fields.remarks),
+});
+
+export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
+	value: 'standardTransfer',
+	api: 'standardTransfer',
+	name: 'Standard Transfer',
+	description: 'Send an amount to a stored beneficiary and wait for the outcome',
+	action: 'Send a standard transfer',
+	movesMoney: true,
+	host: 'payout',
+	notice:
+		'The service has announced that this transfer API (v1.2) will be retired in favour of its second-generation transfers API.',
+	properties: [
+		{
+			displayName: 'Beneficiary ID',
+			name: 'beneId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. JOHN18011343',
+			description: 'ID of the stored beneficiary who receives the amount (letters and digits)',
+		},
+		{
+			displayName: 'Amount',
+			name: 'amount',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 100000 },
+			default: 1,
+			required: true,
+			description: 'At least 1.00 and at most 100000, with at most 2 decimal places. Never rounded: a value with more decimals is refused.',
+		},
+		{
+			displayName: 'Transfer ID',
+			name: 'transferId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. payout_2026_11_0001',
+			description:
+				'Your unique ID of this transfer: letters, digits and underscore, at most 40. Keep it stable for a row: the service refuses a second transfer with the same ID, which is what prevents paying twice.',
+		},
+		{
+			displayName: 'Transfer Mode',
+			name: 'transferMode',
+			type: 'options',
+			options: [
+				{ name: 'Bank Transfer', value: 'banktransfer' },
+				{ name: 'IMPS', value: 'imps' },
+				{ name: 'NEFT', value: 'neft' },
+				{ name: 'RTGS', value: 'rtgs' },
+				{ name: 'UPI', value: 'upi' },
+				{ name: 'Wallet A', value: 'walletA' },
+				{ name: 'Wallet B', value: 'walletB' },
+			],
+			default: 'banktransfer',
+			description: 'How the amount travels to the beneficiary',
+		},
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Payment Instrument ID',
+					name: 'paymentInstrumentId',
+					type: 'string',
+					default: '',
+					description: 'ID of the fund source to debit; needed when several fund sources serve the transfer mode',
+				},
+				{
+					displayName: 'Remarks',
+					name: 'remarks',
+					type: 'string',
+					default: '',
+					description: 'Letters, digits and spaces, at most 70 characters',
+				},
+			],
+		},
+	],
+	schema: () => schema,
+	request: (transfer) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: transfer }),
+	output: transferOutput,
+};

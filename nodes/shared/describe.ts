@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { optionsFor } from './options';
+import type { PayoutOperation } from './types';
+
+/**
+ * A node's parameters from its operations: the operation selector, then each operation's own
+ * parameters and options, shown only for that operation. The display rules live here, once.
+ */
+export function describeOperations(operations: PayoutOperation[], defaultOperation = operations[0].value): INodeProperties[] {
+	const selector: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: operations
+			.map(({ name, value, description, action }) => ({ name, value, description, action }))
+			.sort((a, b) => a.name.localeCompare(b.name)),
+		default: defaultOperation,
+	};
+	const perOperation = operations.flatMap((operation) => {
+		const show = { displayOptions: { show: { operation: [operation.value] } } };
+		const notice: INodeProperties[] = operation.notice
+			? [{ displayName: operation.notice, name: `${operation.value}Notice`, type: 'notice', default: '' }]
+			: [];
+		return [...notice, ...operation.properties, optionsFor(operation)].map((property) => ({ ...property, ...show }));
+	});
+	return [selector, ...perOperation];
+}
+
+/** Display names by parameter name (collections included), so errors name what the user sees. */
+export function displayNames(operation: PayoutOperation): Map<string, string> {
+	const names = new Map<string, string>();
+	for (const property of operation.properties) {
+		names.set(property.name, property.displayName);
+		for (const option of property.options ?? []) {
+			if ('displayName' in option && 'name' in option) names.set(option.name, option.displayName);
+		}
+	}
+	return names;
+}

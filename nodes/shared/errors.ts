@@ -1,0 +1,98 @@
+import type { OperationName } from './types';
+
+/**
+ * The error section of the interface document (section 7) as data: each row that the service
+ * can answer, and what the user should do about it. Rows match on subCode first (as the document
+ * asks), then on the message, because one subCode carries many causes. A row without
+ * `operations` applies to every operation that can answer it.
+ */
+export interface ErrorRow {
+	subCode: string;
+	message: RegExp;
+	hint: string;
+	operations?: OperationName[];
+	/** The request may have moved money and no clear answer came: the outcome is unknown. */
+	unknownOutcome?: true;
+}
+
+const TRANSFER_ID_TAKEN =
+	"A transfer with this 'Transfer ID' already exists, so this request moved no money. Check the first transfer in the dashboard; for a new transfer use a new 'Transfer ID'.";
+const TOP_UP = "Top up the payout account, then run the item again with the same 'Transfer ID'.";
+const BANK_DETAILS = "The beneficiary's bank account number or IFSC is invalid: correct the beneficiary's bank details in the dashboard.";
+const TRANSFER_ID_RULE = "Set 'Transfer ID' to at most 40 letters, digits or underscores, unique per transfer.";
+const BENEFICIARY_MISSING = "No beneficiary has this 'Beneficiary ID'. Check the ID, or add the beneficiary in the dashboard first.";
+
+export const errorRows: ErrorRow[] = [
+	// Authentication (section 5), answered by every payout endpoint.
+	{ subCode: '403', message: /token is not valid/i, hint: "The access token is unknown or expired: put a valid token in the credential's 'Access Token'." },
+	{ subCode: '403', message: /not enabled/i, hint: 'Payout APIs are not enabled for this account: ask the service to enable them (the message names the form).' },
+	{ subCode: '403', message: /ip not whitelisted/i, hint: "This n8n server's IP address is not on the account's allow-list: add it in the service's dashboard." },
+	{ subCode: '412', message: /token missing/i, hint: "No access token was sent: fill in 'Access Token' in the Payouts API credential." },
+
+	// Card transfer.
+	{ operations: ['cardTransfer', 'standardTransfer'], subCode: '400', message: /transfer id already exists/i, hint: TRANSFER_ID_TAKEN },
+	{ operations: ['cardTransfer'], subCode: '412', message: /balance/i, hint: TOP_UP },
+	{ operations: ['cardTransfer'], subCode: '422', message: /valid token details/i, hint: "Check 'Card Token' and the network fields under Additional Fields ('Network Type', 'Cryptogram', 'Token Expiry')." },
+	{ operations: ['cardTransfer'], subCode: '422', message: /at least 1/i, hint: "Set 'Amount' to at least 1.00." },
+	{ operations: ['cardTransfer', 'standardTransfer'], subCode: '422', message: /invalid bank account number or ifsc/i, hint: BANK_DETAILS },
+	{ operations: ['cardTransfer'], subCode: '422', message: /valid name/i, hint: "Check 'Name' under Additional Fields: the beneficiary's name as the card holds it." },
+	{ operations: ['cardTransfer'], subCode: '422', message: /networktype/i, hint: "Choose NETWORK_A or NETWORK_B in 'Network Type'." },
+	{ operations: ['cardTransfer'], subCode: '422', message: /cardtype/i, hint: "Choose DEBIT or CREDIT in 'Card Type'." },
+	{ operations: ['cardTransfer'], subCode: '422', message: /transferid can contain only/i, hint: TRANSFER_ID_RULE },
+
+	// Standard transfer v1.2.
+	{
+		operations: ['standardTransfer'], subCode: '201', message: /no response from bank/i, unknownOutcome: true,
+		hint: "The bank did not answer, so the transfer's outcome is unknown. Check it in the dashboard before doing anything else; sending it again with the same 'Transfer ID' is safe because the service refuses a duplicate.",
+	},
+	{ operations: ['standardTransfer'], subCode: '400', message: /mode not valid/i, hint: "This beneficiary cannot receive this 'Transfer Mode': choose another mode." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /balance/i, hint: TOP_UP },
+	{ operations: ['standardTransfer'], subCode: '400', message: /wait 30 minutes/i, hint: 'The beneficiary was added less than 30 minutes ago: run the item again after the wait.' },
+	{ operations: ['standardTransfer'], subCode: '400', message: /minimum amount of rs\.? ?100\b/i, hint: "Raise 'Amount' to at least 100 for this transfer, or choose another 'Transfer Mode'." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /maximum amount/i, hint: "Lower 'Amount' to at most 100000, or split the payout into several transfers." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /wallet/i, hint: "The wallet refused the transfer: send it with a different 'Transfer Mode' (and a new 'Transfer ID')." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /failed at the bank/i, hint: "The bank refused the transfer: try again later or with another 'Transfer Mode', with a new 'Transfer ID'." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /not allowed/i, hint: 'Transfers to this beneficiary are blocked: check the beneficiary in the dashboard.' },
+	{ operations: ['standardTransfer'], subCode: '400', message: /minimum amount of rs\.? ?1\b/i, hint: "Set 'Amount' to at least 1.00." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /limit for your account/i, hint: "The account's transfer limit is reached: raise it with the service or wait for the limit period to end." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /mode not enabled/i, hint: "This 'Transfer Mode' is not enabled for the account: enable it with the service or choose another mode." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /paymentinstrumentid not available/i, hint: "No fund source has this 'Payment Instrument ID': check it under Additional Fields." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /not valid for this payment mode/i, hint: "This 'Payment Instrument ID' cannot pay with the chosen 'Transfer Mode': choose a matching fund source or mode." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /multiple paymentinstruments/i, hint: "Several fund sources serve this 'Transfer Mode': choose one in 'Payment Instrument ID' under Additional Fields." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /limit for beneficiary/i, hint: "This beneficiary's transfer limit is reached: wait for the limit period to end or pay another way." },
+	{ operations: ['standardTransfer', 'getBeneficiary'], subCode: '404', message: /beneficiary does not exist/i, hint: BENEFICIARY_MISSING },
+	{ operations: ['standardTransfer'], subCode: '412', message: /valid transferid/i, hint: TRANSFER_ID_RULE },
+	{ operations: ['standardTransfer'], subCode: '422', message: /valid beneid/i, hint: "Check 'Beneficiary ID': letters and digits only." },
+	{ operations: ['standardTransfer'], subCode: '422', message: /invalid ifsc/i, hint: "The beneficiary's IFSC does not match its bank account: correct the beneficiary in the dashboard." },
+	{ operations: ['standardTransfer'], subCode: '422', message: /decimal/i, hint: "Give 'Amount' at most 2 decimal places." },
+	{ operations: ['standardTransfer'], subCode: '422', message: /valid transferid/i, hint: TRANSFER_ID_RULE },
+	{ operations: ['standardTransfer'], subCode: '422', message: /remarks/i, hint: "Shorten 'Remarks' to at most 70 letters, digits and spaces." },
+
+	// Internal transfer.
+	{ operations: ['internalTransfer'], subCode: '404', message: /recharge account not found/i, hint: "No recharge account has this number: check 'Recharge Account'." },
+	{ operations: ['internalTransfer'], subCode: '422', message: /not configured/i, hint: 'This account is not configured for internal transfers: contact your account manager at the service.' },
+
+	// Get incidents.
+	{ operations: ['getIncidents'], subCode: '422', message: /status is invalid/i, hint: "Choose RESOLVED, UNRESOLVED or ALL in 'Status'." },
+	{ operations: ['getIncidents'], subCode: '422', message: /less than or equal/i, hint: "Set 'Start Time' to no later than 'End Time'." },
+	{ operations: ['getIncidents'], subCode: '422', message: /maximum time difference/i, hint: "Keep 'Start Time' to 'End Time' within 7 days, and 'Start Time' within the last 90 days." },
+	{ operations: ['getIncidents'], subCode: '422', message: /starttime should be of the format/i, hint: "Give 'Start Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
+	{ operations: ['getIncidents'], subCode: '422', message: /endtime should be of the format/i, hint: "Give 'End Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
+	{ subCode: '520', message: /unknown error/i, hint: 'The service failed with an unknown error: run the item again later.' },
+
+	// Get paylink status.
+	{ operations: ['getPaylinkStatus'], subCode: '404', message: /./, hint: "No paylink has this 'Paylink ID': check the ID the paylink was created with." },
+];
+
+/** When no row matches: still a clear error, with the service's own message. */
+const UNKNOWN_ROW_HINT = 'The service gave no further detail: check the item against the service documentation for this subCode, or contact the service.';
+
+export function findErrorRow(operation: OperationName, subCode: string, message: string): ErrorRow {
+	const row = errorRows.find(
+		(candidate) =>
+			candidate.subCode === subCode &&
+			(candidate.operations === undefined || candidate.operations.includes(operation)) &&
+			candidate.message.test(message),
+	);
+	return row ?? { subCode, message: /.*/, hint: UNKNOWN_ROW_HINT };
+}

@@ -1,0 +1,394 @@
+import { DateTime } from 'luxon';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { displayNames } from './describe';
+import { findErrorRow } from './errors';
+import { readOptions } from './options';
+import type { RunOptions } from './options';
+import { CREDENTIAL_TYPE, send } from './transport';
+import type { Answer, SendTarget } from './transport';
+import type { ApiRequest, Envelope, Params, PayoutOperation } from './types';
+
+/**
+ * The one execute routine of every payouts node:
+ * 1. read and validate every item before the first request (a bad row moves no money),
+ * 2. send the good items (bounded concurrency, optional pacing, retries where safe),
+ * 3. read each answer by its body and map ERROR subCodes to errors with hints,
+ * 4. output in input order, every item paired with the item it came from.
+ */
+
+interface PayoutsCredentials {
+	baseUrl: string;
+	accessToken: string;
+	verificationUrl?: string;
+	clientId?: string;
+	clientSecret?: string;
+	apiVersion?: string;
+}
+
+/** What went wrong for one item, before it becomes a thrown error or an error item. */
+interface Failure {
+	/** What happened, naming the item. */
+	message: string;
+	/** What to do about it. */
+	hint: string;
+	/** ERROR: the item failed. UNKNOWN: it may have moved money and no clear answer came. */
+	status: 'ERROR' | 'UNKNOWN';
+	fromService: boolean;
+	subCode?: string;
+	serviceMessage?: string;
+	/** May be sent again with the same request (same transferId). */
+	retryable: boolean;
+}
+
+type Outcome = { items: IDataObject[] } | { failure: Failure };
+
+interface Planned {
+	index: number;
+	params: Params;
+	request: ApiRequest;
+}
+
+/** Transfer IDs this node sent per execution, so that n8n's "Retry On Fail", which re-runs the
+ * whole node in the same execution, recognises its own earlier transfers. Bounded. */
+const sentTransferIds = new Map<string, Set<string>>();
+const REMEMBERED_EXECUTIONS = 200;
+
+function rememberSent(key: string, transferId: string) {
+	let ids = sentTransferIds.get(key);
+	if (!ids) {
+		ids = new Set();
+		sentTransferIds.set(key, ids);
+		if (sentTransferIds.size > REMEMBERED_EXECUTIONS) sentTransferIds.delete(sentTransferIds.keys().next().value as string);
+	}
+	ids.add(transferId);
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The bearer token must not travel in clear: plain http only to this machine. */
+function checkedBaseUrl(context: IExecuteFunctions, url: string | undefined, field: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(String(url ?? ''));
+	} catch {
+		throw new NodeOperationError(context.getNode(), `The credential's '${field}' is not a valid URL`, {
+			description: `Set '${field}' in the Payouts API credential to the service's address, e.g. https://payout-api.example.com`,
+		});
+	}
+	const isLoopback = LOOPBACK.test(parsed.hostname);
+	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
+		throw new NodeOperationError(context.getNode(), `The credential's '${field}' must use https`, {
+			description: `Secrets would travel unencrypted to ${parsed.host}. Use an https:// address; plain http:// is accepted only for a loopback address such as the local sandbox.`,
+		});
+	}
+	return parsed.toString().replace(/\/+$/, '');
+}
+
+function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: RunOptions): SendTarget {
+	if (operation.host === 'payout') {
+		return { baseUrl: checkedBaseUrl(context, credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true };
+	}
+	const missing = (['clientId', 'clientSecret', 'apiVersion'] as const).filter((field) => !credentials[field]);
+	if (missing.length > 0) {
+		throw new NodeOperationError(context.getNode(), `The credential lacks ${missing.join(', ')}`, {
+			description: "The token endpoint needs 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential.",
+		});
+	}
+	if (!/^\d{4}-\d{2}-\d{2}$/.test(String(credentials.apiVersion))) {
+		throw new NodeOperationError(context.getNode(), "The credential's 'API Version' must be a date such as 2024-01-01", {
+			description: "Set 'API Version' in the Payouts API credential in the format YYYY-MM-DD.",
+		});
+	}
+	return {
+		baseUrl: checkedBaseUrl(context, credentials.verificationUrl, 'Verification URL'),
+		timeoutMs: options.timeout,
+		authenticated: false,
+		// The token endpoint authenticates with the OAuth client, not the bearer token.
+		headers: { 'x-client-id': credentials.clientId, 'x-client-secret': credentials.clientSecret, 'x-api-version': credentials.apiVersion },
+	};
+}
+
+/** Replaces every secret in a text, whatever the service or the HTTP layer put there. */
+function redactor(secrets: unknown[]) {
+	const values = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
+	return (text: string) => values.reduce((result, secret) => result.split(secret).join('***'), text);
+}
+
+function readParameters(context: IExecuteFunctions, operation: PayoutOperation, index: number): Params {
+	const raw: Params = {};
+	for (const property of operation.properties) {
+		if (property.type === 'notice') continue;
+		const value = context.getNodeParameter(property.name, index, property.type === 'collection' ? {} : undefined);
+		if (property.type === 'collection') Object.assign(raw, value as IDataObject);
+		else raw[property.name] = value;
+	}
+	return raw;
+}
+
+const BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 4000;
+
+/** Runs `work` over `list` with at most `limit` in flight and at most `perSecond` starts a second. */
+async function forEachBounded<T>(list: T[], limit: number, perSecond: number, work: (entry: T) => Promise<boolean>) {
+	let next = 0;
+	let stopped = false;
+	let nextStart = Date.now();
+	const interval = perSecond > 0 ? 1000 / perSecond : 0;
+	const lane = async () => {
+		while (!stopped && next < list.length) {
+			const entry = list[next++];
+			if (interval > 0) {
+				const wait = nextStart - Date.now();
+				nextStart = Math.max(Date.now(), nextStart) + interval;
+				if (wait > 0) await sleep(wait);
+			}
+			if (!(await work(entry))) stopped = true;
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
+}
+
+export async function runOperations(this: IExecuteFunctions, operations: PayoutOperation[]): Promise<INodeExecutionData[][]> {
+	const node = this.getNode();
+	const items = this.getInputData();
+	const operationValue = this.getNodeParameter('operation', 0) as string;
+	const operation = operations.find((candidate) => candidate.value === operationValue);
+	if (!operation) throw new NodeOperationError(node, `The operation '${operationValue}' is not known`);
+
+	const options = readOptions(operation, this.getNodeParameter('options', 0, {}) as Partial<RunOptions>);
+	const credentials = await this.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
+	const target = targetFor(this, operation, credentials, options);
+	const continueOnFail = this.continueOnFail();
+	const timezone = this.getTimezone();
+	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
+	const names = displayNames(operation);
+	const credentialSecrets = [credentials.accessToken, credentials.clientSecret];
+	const executionKey = `${this.getExecutionId() ?? ''}:${node.id}`;
+
+	// 1. Validate every item before anything is sent.
+	const planned: Planned[] = [];
+	const outcomes = new Map<number, Outcome>();
+	const secretsOf = new Map<number, unknown[]>();
+	for (let index = 0; index < items.length; index++) {
+		let raw: Params;
+		try {
+			raw = { ...operation.itemDefaults?.({ executionId: this.getExecutionId(), nodeId: node.id, index }), ...definedOnly(readParameters(this, operation, index)) };
+		} catch (error) {
+			outcomes.set(index, { failure: invalid(index, `the parameters could not be read: ${(error as Error).message}`, 'Fix the expression in the parameter the message names.') });
+			continue;
+		}
+		secretsOf.set(index, [...credentialSecrets, ...(operation.secretFields ?? []).map((field) => raw[field])]);
+		const result = schema.safeParse(raw);
+		if (result.success) {
+			planned.push({ index, params: result.data, request: operation.request(result.data) });
+			continue;
+		}
+		const issue = result.error.issues[0];
+		const field = String(issue.path[0] ?? '');
+		const label = names.get(field) ?? field;
+		const rule = `'${label}' ${issue.message}`;
+		outcomes.set(index, {
+			failure: invalid(index, rule, `Fix '${label}' in item ${index}: it ${issue.message}. Nothing was sent for this item.`),
+		});
+	}
+	const firstInvalid = [...outcomes.entries()][0];
+	if (firstInvalid && !continueOnFail) {
+		throw toNodeError(node, firstInvalid[0], (firstInvalid[1] as { failure: Failure }).failure, 'Nothing was sent: every item is checked before the first request.');
+	}
+
+	// 2. Send the valid items (or describe them, in a dry run).
+	const sentBeforeFailure: number[] = [];
+	let stoppingFailure: { index: number; failure: Failure } | undefined;
+	const perform = async (entry: Planned): Promise<boolean> => {
+		const redact = redactor(secretsOf.get(entry.index) ?? credentialSecrets);
+		const outcome = options.dryRun
+			? { items: [dryRunItem(operation, target, entry.request)] }
+			: await sendWithRetries(this, operation, target, entry, options.retries, executionKey, redact);
+		outcomes.set(entry.index, outcome);
+		if ('failure' in outcome && !continueOnFail) {
+			stoppingFailure ??= { index: entry.index, failure: outcome.failure };
+			return false;
+		}
+		sentBeforeFailure.push(entry.index);
+		return true;
+	};
+	await forEachBounded(planned, options.concurrency, options.requestsPerSecond, perform);
+	if (stoppingFailure) {
+		const sent = sentBeforeFailure.sort((a, b) => a - b);
+		const note = operation.movesMoney && sent.length > 0 ? `Items already sent in this run: ${sent.join(', ')}. Do not send them again with new Transfer IDs.` : '';
+		throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, note);
+	}
+
+	// 3. Output in input order, paired with the input item.
+	const output: INodeExecutionData[] = [];
+	for (let index = 0; index < items.length; index++) {
+		const outcome = outcomes.get(index);
+		if (!outcome) continue;
+		if ('items' in outcome) {
+			for (const json of outcome.items) output.push({ json, pairedItem: { item: index } });
+		} else {
+			output.push({ json: errorItem(outcome.failure, planned.find((entry) => entry.index === index)?.params), pairedItem: { item: index } });
+		}
+	}
+	return [output];
+}
+
+function definedOnly(raw: Params): Params {
+	return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''));
+}
+
+function invalid(index: number, rule: string, hint: string): Failure {
+	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', fromService: false, retryable: false };
+}
+
+function toNodeError(node: ReturnType<IExecuteFunctions['getNode']>, itemIndex: number, failure: Failure, note: string) {
+	const description = note ? `${failure.hint} ${note}` : failure.hint;
+	if (!failure.fromService) return new NodeOperationError(node, failure.message, { itemIndex, description });
+	const response: JsonObject = { status: failure.status, subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message };
+	return new NodeApiError(node, response, { message: failure.message, description, httpCode: failure.subCode, itemIndex });
+}
+
+function errorItem(failure: Failure, params: Params | undefined): IDataObject {
+	const item: IDataObject = {
+		error: failure.message,
+		status: failure.status,
+		subCode: failure.subCode ?? null,
+		message: failure.serviceMessage ?? failure.message,
+		hint: failure.hint,
+	};
+	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
+	return item;
+}
+
+function dryRunItem(operation: PayoutOperation, target: SendTarget, request: ApiRequest): IDataObject {
+	const body = request.body ? { ...request.body } : undefined;
+	for (const field of operation.secretFields ?? []) if (body && body[field] !== undefined) body[field] = '***';
+	const query = request.qs ? `?${new URLSearchParams(request.qs as Record<string, string>).toString()}` : '';
+	const item: IDataObject = { dryRun: true, method: request.method, url: `${target.baseUrl}${request.path}${query}` };
+	if (body) item.body = body;
+	return item;
+}
+
+async function sendWithRetries(
+	context: IExecuteFunctions,
+	operation: PayoutOperation,
+	target: SendTarget,
+	entry: Planned,
+	retries: number,
+	executionKey: string,
+	redact: (text: string) => string,
+): Promise<Outcome> {
+	const transferId = typeof entry.params.transferId === 'string' ? entry.params.transferId : undefined;
+	for (let attempt = 0; ; attempt++) {
+		// A transfer already sent by this node in this execution (our retry, or n8n's Retry On Fail).
+		const resent = transferId !== undefined && (attempt > 0 || (sentTransferIds.get(executionKey)?.has(transferId) ?? false));
+		const answer = await send(context, target, entry.request);
+		if (operation.movesMoney && transferId !== undefined) rememberSent(executionKey, transferId);
+		const outcome = interpret(operation, answer, entry, resent, redact);
+		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= retries) return outcome;
+		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
+	}
+}
+
+/** Turns one answer into output items or a failure; the only place that judges answers. */
+function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
+	const item = `[item ${entry.index}]`;
+	const transferId = entry.params.transferId;
+	const idNote = operation.movesMoney && transferId ? ` Transfer ID ${String(transferId)}.` : '';
+	// A transfer without a clear answer may have moved money: say so, never guess.
+	const unclear = (what: string, httpStatus?: number): Failure =>
+		operation.movesMoney
+			? {
+					message: redact(`The outcome of the transfer is unknown: ${what} ${item}`),
+					hint: `The request may have reached the service.${idNote} Check this transfer in the dashboard before doing anything else; sending it again with the same Transfer ID is safe because the service refuses a duplicate.`,
+					status: 'UNKNOWN',
+					fromService: true,
+					subCode: httpStatus ? String(httpStatus) : undefined,
+					retryable: transferId !== undefined,
+				}
+			: {
+					message: redact(`The service did not answer clearly: ${what} ${item}`),
+					hint: 'Run the node again later; raise Options > Retries to retry automatically.',
+					status: 'ERROR',
+					fromService: true,
+					subCode: httpStatus ? String(httpStatus) : undefined,
+					retryable: true,
+				};
+
+	switch (answer.kind) {
+		case 'noAnswer':
+			if (!answer.reachedService) {
+				return {
+					failure: {
+						message: `The service could not be reached: ${answer.reason} ${item}`,
+						hint: "Nothing was sent. Check 'Base URL' in the Payouts API credential and the network, then run again.",
+						status: 'ERROR',
+						fromService: true,
+						retryable: true,
+					},
+				};
+			}
+			return { failure: unclear(answer.reason) };
+		case 'unreadable':
+			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${answer.excerpt}`, answer.httpStatus) };
+		case 'object':
+			if (operation.host === 'verification' && answer.httpStatus >= 200 && answer.httpStatus < 300) {
+				return { items: operation.output({ status: 'SUCCESS', subCode: String(answer.httpStatus), message: '', data: answer.body }, entry.params) };
+			}
+			if (operation.host === 'verification') return { failure: tokenFailure(answer.httpStatus, answer.body, item, redact) };
+			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} without its status envelope`, answer.httpStatus) };
+		case 'envelope':
+			return envelopeOutcome(operation, answer.envelope, entry, resent, redact);
+	}
+}
+
+function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
+	if (envelope.status !== 'ERROR') return { items: operation.output(envelope, entry.params) };
+	const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
+	const serviceMessage = redact(envelope.message);
+	const item = `[item ${entry.index}]`;
+	if (operation.movesMoney && resent && /transfer id already exists/i.test(envelope.message)) {
+		// Our own earlier attempt reached the service: the transfer was submitted once, not twice.
+		return {
+			items: [
+				{
+					status: 'ALREADY_SUBMITTED',
+					subCode: envelope.subCode,
+					message: serviceMessage,
+					transferId: entry.params.transferId as string,
+					hint: 'An earlier attempt with this Transfer ID reached the service, so it was not sent twice. Check its outcome in the dashboard.',
+				},
+			],
+		};
+	}
+	const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
+	const unknown = operation.movesMoney && (row.unknownOutcome === true || serverSide);
+	return {
+		failure: {
+			message: `${unknown ? 'The outcome of the transfer is unknown: ' : ''}${serviceMessage} ${item}`,
+			hint: row.hint,
+			status: unknown ? 'UNKNOWN' : 'ERROR',
+			fromService: true,
+			subCode: envelope.subCode,
+			serviceMessage,
+			retryable: unknown ? entry.params.transferId !== undefined : serverSide,
+		},
+	};
+}
+
+/** The token endpoint's errors are not in the interface document: report what it said. */
+function tokenFailure(httpStatus: number, body: IDataObject, item: string, redact: (text: string) => string): Failure {
+	const said = [body.message, body.error, body.error_description].find((value) => typeof value === 'string') as string | undefined;
+	const serviceMessage = redact(said ?? `HTTP ${httpStatus}`);
+	return {
+		message: `The token request was refused: ${serviceMessage} ${item}`,
+		hint: "Check 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential, and that the authorisation code is fresh: each code works once.",
+		status: 'ERROR',
+		fromService: true,
+		subCode: String(httpStatus),
+		serviceMessage,
+		retryable: false,
+	};
+}

@@ -1,0 +1,98 @@
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+
+import type { ApiRequest, Envelope } from './types';
+
+/**
+ * The only place that talks HTTP. It sends with n8n's own helpers (the credential's
+ * `authenticate` block adds the bearer token) and reads the answer by its body: a card
+ * transfer's 200 is declared text/plain, and a service may answer 200 with an ERROR envelope
+ * or mirror the subCode in the HTTP status.
+ */
+
+export const CREDENTIAL_TYPE = 'payoutsApi';
+
+const OUTCOME_STATUSES = ['SUCCESS', 'PENDING', 'ERROR'];
+
+export type Answer =
+	/** The service's envelope: status, subCode, message and perhaps data. */
+	| { kind: 'envelope'; httpStatus: number; envelope: Envelope }
+	/** A JSON object without the envelope (the OAuth token endpoint answers so). */
+	| { kind: 'object'; httpStatus: number; body: IDataObject }
+	/** Anything else: an HTML error page, an empty or malformed body. */
+	| { kind: 'unreadable'; httpStatus: number; excerpt: string }
+	/** No answer at all: a timeout or a dropped connection. `reachedService` is false only when
+	 * the connection was never made, so the request cannot have been processed. */
+	| { kind: 'noAnswer'; reason: string; reachedService: boolean };
+
+export interface SendTarget {
+	baseUrl: string;
+	timeoutMs: number;
+	/** Credential-based bearer auth for the payout API; the OAuth endpoint sends its own headers. */
+	authenticated: boolean;
+	headers?: IDataObject;
+}
+
+const EXCERPT_LENGTH = 120;
+
+/** Connection errors that prove the request never reached the service. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+
+export function readAnswer(httpStatus: number, text: string): Answer {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		return { kind: 'unreadable', httpStatus, excerpt: excerpt(text) };
+	}
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		return { kind: 'unreadable', httpStatus, excerpt: excerpt(text) };
+	}
+	const body = parsed as IDataObject;
+	if (typeof body.status === 'string' && OUTCOME_STATUSES.includes(body.status) && body.subCode !== undefined) {
+		const data = body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as IDataObject) : undefined;
+		const envelope: Envelope = { status: body.status, subCode: String(body.subCode), message: String(body.message ?? '') };
+		if (data) envelope.data = data;
+		return { kind: 'envelope', httpStatus, envelope };
+	}
+	return { kind: 'object', httpStatus, body };
+}
+
+function excerpt(text: string): string {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	if (flat === '') return '(empty body)';
+	return flat.length > EXCERPT_LENGTH ? `${flat.slice(0, EXCERPT_LENGTH)}…` : flat;
+}
+
+/** A short, secret-free reason from an HTTP-layer error (which may carry the request's headers). */
+function noAnswer(error: unknown): Answer {
+	const { code, message } = (error ?? {}) as { code?: string; message?: string };
+	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(message ?? '');
+	const reason = timedOut ? 'the request timed out' : `the connection failed (${code ?? 'no response'})`;
+	return { kind: 'noAnswer', reason, reachedService: !(code && NEVER_CONNECTED.has(code)) };
+}
+
+export async function send(context: IExecuteFunctions, target: SendTarget, request: ApiRequest): Promise<Answer> {
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		baseURL: target.baseUrl,
+		url: request.path,
+		qs: request.qs,
+		headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...target.headers },
+		// Our own JSON, so the amounts go out exactly as validated.
+		body: request.body ? JSON.stringify(request.body) : undefined,
+		encoding: 'text',
+		json: false,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: target.timeoutMs,
+	};
+	try {
+		const response = (target.authenticated
+			? await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)
+			: await context.helpers.httpRequest(options)) as { statusCode: number; body: unknown };
+		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		return readAnswer(response.statusCode, text);
+	} catch (error) {
+		return noAnswer(error);
+	}
+}

@@ -1,0 +1,65 @@
+import type { IDataObject, IHttpRequestMethods, INodeProperties } from 'n8n-workflow';
+import type { z } from 'zod';
+
+import type { Clock } from './rules';
+
+/** The operations of the service, named as the node's `operation` values (and the error table). */
+export type OperationName =
+	| 'cardTransfer'
+	| 'standardTransfer'
+	| 'internalTransfer'
+	| 'getBeneficiary'
+	| 'getIncidents'
+	| 'getPaylinkStatus'
+	| 'generateToken';
+
+/** What the routine sends: a path under the payout (or verification) base URL. */
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+}
+
+/** What the service answered, already read from the body (never from the declared content type). */
+export interface Envelope {
+	status: string;
+	subCode: string;
+	message: string;
+	data?: IDataObject;
+}
+
+/** Values validated by an operation's schema; the routine adds nothing but what the schema returns. */
+export type Params = Record<string, unknown>;
+
+/**
+ * One operation: what the user sees (properties) and what it does (schema, request, output),
+ * side by side in one file. The shared routine in execute.ts runs every operation the same way.
+ */
+export interface PayoutOperation<P extends Params = Params> {
+	/** Value of the node's `operation` parameter (the public name saved in workflows). */
+	value: string;
+	/** Name of the operation in the service (error table, README). */
+	api: OperationName;
+	name: string;
+	description: string;
+	action: string;
+	/** A transfer moves money: never re-sent with a new transferId, one at a time by default. */
+	movesMoney: boolean;
+	/** The token endpoint lives on the verification host and authenticates with the OAuth client. */
+	host: 'payout' | 'verification';
+	/** Parameters in display order; optional API fields inside an `additionalFields` collection. */
+	properties: INodeProperties[];
+	/** Every rule of the interface document for this operation's fields (built once per run). */
+	schema(clock: Clock): z.ZodType<P, z.ZodTypeDef, unknown>;
+	request(params: P): ApiRequest;
+	/** Turns a SUCCESS or PENDING answer into output items. */
+	output(answer: Envelope, params: P): IDataObject[];
+	/** Values an item gets for fields the user left empty (e.g. a Transfer ID that stays the same
+	 * when n8n runs the node again in the same execution). */
+	itemDefaults?(item: { executionId: string | undefined; nodeId: string; index: number }): Params;
+	/** Fields whose values are secrets: never echoed in errors, dry runs or logs. */
+	secretFields?: string[];
+	/** Shown in the editor, e.g. that the service announced the endpoint's retirement. */
+	notice?: string;
+}
