@@ -19,6 +19,8 @@ export class PayoutsOAuth implements INodeType {
 		defaults: { name: 'Payouts OAuth' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		// As an AI tool it runs only with Options > Allow Use by AI Agents on (see execute.ts).
+		usableAsTool: true,
 		credentials: [{ name: 'payoutsApi', required: true }],
 		properties: describeOperations(operations, 'generateToken'),
 	};

@@ -21,6 +21,8 @@ export class PayoutsTransfer implements INodeType {
 		defaults: { name: 'Payouts Transfer' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		// As an AI tool it runs only with Options > Allow Use by AI Agents on (see execute.ts).
+		usableAsTool: true,
 		credentials: [{ name: 'payoutsApi', required: true }],
 		properties: describeOperations(operations, 'standardTransfer'),
 	};

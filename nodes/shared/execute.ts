@@ -158,6 +158,12 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	if (!operation) throw new NodeOperationError(node, `The operation '${operationValue}' is not known`);
 
 	const options = readOptions(operation, this.getNodeParameter('options', 0, {}) as Partial<RunOptions>);
+	// n8n gives a node used as an AI agent's tool the type "<node type>Tool".
+	if (node.type.endsWith('Tool') && !options.allowAgentUse) {
+		throw new NodeOperationError(node, `${node.name} does not run as an AI agent's tool unless allowed`, {
+			description: "This operation moves money or hands out secrets. Turn on 'Allow Use by AI Agents' in the node's Options only if the agent's inputs are checked, e.g. by a human approval step.",
+		});
+	}
 	const credentials = await this.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
 	const target = targetFor(this, operation, credentials, options);
 	const continueOnFail = this.continueOnFail();
@@ -190,12 +196,12 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		const label = names.get(field) ?? field;
 		const rule = `'${label}' ${issue.message}`;
 		outcomes.set(index, {
-			failure: invalid(index, rule, `Fix '${label}' in item ${index}: it ${issue.message}. Nothing was sent for this item.`),
+			failure: invalid(index, rule, `Correct '${label}' in item ${index}. Nothing was sent for this item.`),
 		});
 	}
 	const firstInvalid = [...outcomes.entries()][0];
 	if (firstInvalid && !continueOnFail) {
-		throw toNodeError(node, firstInvalid[0], (firstInvalid[1] as { failure: Failure }).failure, 'Nothing was sent: every item is checked before the first request.');
+		throw toNodeError(node, firstInvalid[0], (firstInvalid[1] as { failure: Failure }).failure, 'No item was sent: every item is checked before the first request.');
 	}
 
 	// 2. Send the valid items (or describe them, in a dry run).

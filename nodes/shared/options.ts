@@ -4,6 +4,7 @@ import type { PayoutOperation } from './types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
 export interface RunOptions {
+	allowAgentUse: boolean;
 	concurrency: number;
 	dryRun: boolean;
 	requestsPerSecond: number;
@@ -20,26 +21,33 @@ export function kindOf(operation: PayoutOperation): Kind {
 
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
 export const DEFAULTS: Record<Kind, RunOptions> = {
-	transfer: { concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
-	read: { concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
+	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
+	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
-	token: { concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
+	token: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 };
 
 const MAX_CONCURRENCY = 20;
 const MAX_RETRIES = 5;
 
-const concurrency = (kind: Kind): INodeProperties => ({
+const concurrencyOf = (defaultValue: number, description: string): INodeProperties => ({
 	displayName: 'Concurrency',
 	name: 'concurrency',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY, numberPrecision: 0 },
-	default: DEFAULTS[kind].concurrency,
-	description:
-		kind === 'transfer'
-			? 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'
-			: 'How many requests may be in flight at once. Output keeps the input order.',
+	default: defaultValue,
+	description,
 });
+
+// Money and tokens should not move on a language model's say-so: an explicit opt-in.
+const allowAgentUse: INodeProperties = {
+	displayName: 'Allow Use by AI Agents',
+	name: 'allowAgentUse',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether this node may run when an AI agent calls it as a tool. Off by default: an agent could invent amounts, beneficiaries or Transfer IDs, or see secrets.',
+};
 
 const dryRun: INodeProperties = {
 	displayName: 'Dry Run',
@@ -58,17 +66,24 @@ const requestsPerSecond: INodeProperties = {
 	description: 'Upper bound on requests started per second, for accounts with rate limits. 0 means no bound.',
 };
 
-const retries = (kind: Kind): INodeProperties => ({
-	displayName: kind === 'transfer' ? 'Retries of Unknown Outcomes' : 'Retries',
+const transferRetries: INodeProperties = {
+	displayName: 'Retries of Unknown Outcomes',
 	name: 'retries',
 	type: 'number',
 	typeOptions: { minValue: 0, maxValue: MAX_RETRIES, numberPrecision: 0 },
-	default: DEFAULTS[kind].retries,
+	default: 0,
 	description:
-		kind === 'transfer'
-			? 'How often to send a transfer again, with the same Transfer ID, when no clear answer came (timeout, dropped connection, 5xx). The service refuses a duplicate Transfer ID, so no one is paid twice.'
-			: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
-});
+		'How often to send a transfer again, with the same Transfer ID, when no clear answer came (timeout, dropped connection, 5xx). The service refuses a duplicate Transfer ID, so no one is paid twice.',
+};
+
+const readRetries: INodeProperties = {
+	displayName: 'Retries',
+	name: 'retries',
+	type: 'number',
+	typeOptions: { minValue: 0, maxValue: MAX_RETRIES, numberPrecision: 0 },
+	default: 2,
+	description: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
+};
 
 const timeout: INodeProperties = {
 	displayName: 'Timeout',
@@ -83,9 +98,16 @@ const timeout: INodeProperties = {
 export function optionsFor(operation: PayoutOperation): INodeProperties {
 	const kind = kindOf(operation);
 	const choices: Record<Kind, INodeProperties[]> = {
-		transfer: [concurrency(kind), dryRun, requestsPerSecond, retries(kind), timeout],
-		read: [concurrency(kind), requestsPerSecond, retries(kind), timeout],
-		token: [timeout],
+		transfer: [
+			allowAgentUse,
+			concurrencyOf(1, 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'),
+			dryRun,
+			requestsPerSecond,
+			transferRetries,
+			timeout,
+		],
+		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
+		token: [allowAgentUse, timeout],
 	};
 	return {
 		displayName: 'Options',
@@ -102,6 +124,7 @@ export function readOptions(operation: PayoutOperation, given: Partial<RunOption
 	const whole = (value: unknown, fallback: number, min: number, max: number) =>
 		typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
 	return {
+		allowAgentUse: defaults.allowAgentUse || given.allowAgentUse === true,
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,

@@ -120,6 +120,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 					displayName: 'Token Expiry',
 					name: 'tokenExpiry',
 					type: 'string',
+					typeOptions: { password: true },
 					default: '',
 					placeholder: 'e.g. 2030-12',
 					description:
@@ -129,6 +130,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 					displayName: 'Token PAN Sequence Number',
 					name: 'tokenPANSequenceNumber',
 					type: 'string',
+					typeOptions: { password: true },
 					default: '',
 					description: 'At most 3 letters or digits. Optional for NETWORK_B, not needed for NETWORK_A.',
 				},

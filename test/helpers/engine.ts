@@ -1,0 +1,215 @@
+/**
+ * Runs workflows through n8n's own engine (n8n-core's WorkflowExecute) in-process, with the real
+ * node and credential classes of this package. The credentials helper applies the credential's
+ * own generic `authenticate` block, as n8n does, so no test builds an auth header by hand.
+ */
+import { Container } from '@n8n/di';
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentials,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+	IWorkflowSettings,
+} from 'n8n-workflow';
+import { createDeferredPromise, createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
+
+import { PayoutsApi } from '../../credentials/PayoutsApi.credentials';
+import { PayoutsBeneficiary } from '../../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node';
+import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.node';
+import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node';
+import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node';
+import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
+
+export const PACKAGE = 'n8n-nodes-payouts';
+
+/** Node classes by the type name n8n gives them when the package is installed. */
+const nodeClasses: Record<string, INodeType> = {};
+export function registerNodeType(name: string, node: INodeType) {
+	nodeClasses[`${PACKAGE}.${name}`] = node;
+}
+for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth()]) {
+	registerNodeType(node.description.name, node);
+}
+
+const nodeTypes: INodeTypes = {
+	getByName: (type) => lookup(type),
+	getByNameAndVersion: (type) => lookup(type),
+	getKnownTypes: () => Object.fromEntries(Object.keys(nodeClasses).map((type) => [type, { className: type, sourcePath: '' }])),
+};
+function lookup(type: string): INodeType {
+	const node = nodeClasses[type];
+	if (!node) throw new Error(`Unknown node type ${type}`);
+	return node;
+}
+
+const credentialTypes: Record<string, ICredentialType> = { payoutsApi: new PayoutsApi() };
+
+/** Resolves "={{$credentials.x}}" in a generic authenticate block, as n8n's own helper does. */
+function resolveCredentialExpression(value: string, credentials: ICredentialDataDecryptedObject): string {
+	if (!value.startsWith('=')) return value;
+	return value.slice(1).replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
+}
+
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const authenticate = credentialTypes[typeName]?.authenticate;
+		if (authenticate === undefined) return requestOptions;
+		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+		const headers = { ...(requestOptions.headers ?? {}) };
+		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
+			headers[name] = resolveCredentialExpression(String(value), credentials);
+		}
+		return { ...requestOptions, headers };
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these nodes');
+	}
+
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const found = this.data[type];
+		if (!found) throw new Error(`No test credentials of type ${type}`);
+		return found;
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties() {
+		return credentialTypes.payoutsApi.properties;
+	}
+}
+
+export interface WorkflowRun {
+	run: IRun;
+	/** Output items of a node (first run, first output). */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The error that stopped the run, if any. */
+	error: (Error & { description?: string; httpCode?: string | null; context?: IDataObject; node?: INode }) | undefined;
+}
+
+export interface RunWorkflowOptions {
+	nodes: INode[];
+	connections?: IConnections;
+	/** Items handed to the first node. */
+	input?: IDataObject[];
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	executionId?: string;
+	settings?: IWorkflowSettings;
+	staticData?: IDataObject;
+}
+
+let executionCounter = 0;
+
+export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
+	const workflow = new Workflow({
+		id: 'engine-test',
+		nodes: options.nodes,
+		connections: options.connections ?? {},
+		nodeTypes,
+		active: false,
+		settings: options.settings ?? { timezone: 'UTC' },
+		staticData: options.staticData,
+	});
+	const executionId = options.executionId ?? String(++executionCounter);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const finished = createDeferredPromise<IRun>();
+	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(options.credentials ?? {}),
+		hooks,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const first = options.nodes[0];
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: first, data: { main: [(options.input ?? [{}]).map((json) => ({ json }))] }, source: null }],
+		},
+	});
+
+	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const run = await finished.promise;
+	return {
+		run,
+		output: (nodeName, outputIndex = 0) => run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
+		error: run.data.resultData.error as WorkflowRun['error'],
+	};
+}
+
+export interface NodeUnderTest {
+	type: string;
+	parameters: INodeParameters;
+	name?: string;
+	continueOnFail?: boolean;
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
+}
+
+/** A node of this package as a workflow holds it. */
+export function payoutsNode(node: NodeUnderTest): INode {
+	return {
+		id: `${node.type}-id-0001`,
+		name: node.name ?? 'Payouts',
+		type: `${PACKAGE}.${node.type}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: node.parameters,
+		credentials: { payoutsApi: { id: '1', name: 'Payouts account' } },
+		...(node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(node.retryOnFail ? { retryOnFail: true, maxTries: node.maxTries ?? 2, waitBetweenTries: node.waitBetweenTries ?? 0 } : {}),
+	};
+}
+
+/** Runs one of our nodes over the given input items. */
+export async function runNode(node: NodeUnderTest, input: IDataObject[], credentials: ICredentialDataDecryptedObject, extra: Partial<RunWorkflowOptions> = {}) {
+	const result = await runWorkflow({ nodes: [payoutsNode(node)], input, credentials: { payoutsApi: credentials }, ...extra });
+	return { ...result, items: result.output(node.name ?? 'Payouts') };
+}
+
+/** n8n-core keeps a 60 s timer alive after first use; stop it so jest can exit. */
+export function stopEngineTimers() {
+	if (Container.has(SSHClientsManager)) Container.get(SSHClientsManager).onShutdown();
+}
