@@ -1,0 +1,36 @@
+/**
+ * The package as n8n and its reviewers see it: the official community lint, n8n's package
+ * scanner, and the package.json rules for community nodes.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+import packageJson from '../../package.json';
+
+const run = promisify(execFile);
+const root = `${__dirname}/../..`;
+// jest sets NODE_ENV=test, which switches n8n's lint plugin into its own self-test mode.
+const env = { ...process.env, NODE_ENV: 'production' };
+
+jest.setTimeout(180_000);
+
+test("n8n's official community lint finds nothing in nodes, credentials and package.json", async () => {
+	const { stdout } = await run('npx', ['eslint', '--max-warnings', '0', 'nodes', 'credentials', 'package.json'], { cwd: root, env });
+	expect(stdout.trim()).toBe('');
+});
+
+test("n8n's community package scanner passes the sources and the packed tarball", async () => {
+	const { stdout } = await run('node', ['scripts/scan-package.mjs'], { cwd: root, env });
+	expect(stdout).toContain('passed: scan of the sources');
+	expect(stdout).toContain('passed: scan of the packed package');
+});
+
+test('package.json follows the community node rules: no runtime dependencies, n8n-workflow as the only peer', () => {
+	expect((packageJson as { dependencies?: object }).dependencies ?? {}).toEqual({});
+	expect(packageJson.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+	expect(packageJson.files).toEqual(['dist']);
+	expect(packageJson.keywords).toContain('n8n-community-node-package');
+	expect(packageJson.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
+	// zod comes from n8n at run time: pin the line n8n ships (3.25) for development.
+	expect(packageJson.devDependencies.zod).toMatch(/^3\.25\./);
+});
