@@ -88,6 +88,11 @@ function checkedBaseUrl(context: IExecuteFunctions, url: string | undefined, fie
 
 function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: RunOptions): SendTarget {
 	if (operation.host === 'payout') {
+		if (!credentials.accessToken) {
+			throw new NodeOperationError(context.getNode(), "The credential has no 'Access Token'", {
+				description: "Fill in 'Access Token' in the Payouts API credential: every payout call carries it as a bearer token.",
+			});
+		}
 		return { baseUrl: checkedBaseUrl(context, credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true };
 	}
 	const missing = (['clientId', 'clientSecret', 'apiVersion'] as const).filter((field) => !credentials[field]);
@@ -346,6 +351,9 @@ function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, r
 			if (operation.host === 'verification') return { failure: tokenFailure(answer.httpStatus, answer.body, item, redact) };
 			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} without its status envelope`, answer.httpStatus) };
 		case 'envelope':
+			if (operation.host === 'verification' && answer.envelope.status === 'ERROR') {
+				return { failure: tokenFailure(answer.httpStatus, answer.envelope as unknown as IDataObject, item, redact) };
+			}
 			return envelopeOutcome(operation, answer.envelope, entry, resent, redact);
 	}
 }
@@ -388,12 +396,13 @@ function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: 
 function tokenFailure(httpStatus: number, body: IDataObject, item: string, redact: (text: string) => string): Failure {
 	const said = [body.message, body.error, body.error_description].find((value) => typeof value === 'string') as string | undefined;
 	const serviceMessage = redact(said ?? `HTTP ${httpStatus}`);
+	const subCode = typeof body.subCode === 'string' ? body.subCode : String(httpStatus);
 	return {
 		message: `The token request was refused: ${serviceMessage} ${item}`,
 		hint: "Check 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential, and that the authorisation code is fresh: each code works once.",
 		status: 'ERROR',
 		fromService: true,
-		subCode: String(httpStatus),
+		subCode,
 		serviceMessage,
 		retryable: false,
 	};
