@@ -6,8 +6,8 @@ import { displayNames } from './describe';
 import { findErrorRow } from './errors';
 import { readOptions } from './options';
 import type { RunOptions } from './options';
-import { CREDENTIAL_TYPE, send } from './transport';
-import type { Answer, SendTarget } from './transport';
+import { checkedBaseUrl, CREDENTIAL_TYPE, send } from './transport';
+import type { Answer, PayoutsCredentials, SendTarget } from './transport';
 import type { ApiRequest, Envelope, Params, PayoutOperation } from './types';
 
 /**
@@ -17,15 +17,6 @@ import type { ApiRequest, Envelope, Params, PayoutOperation } from './types';
  * 3. read each answer by its body and map ERROR subCodes to errors with hints,
  * 4. output in input order, every item paired with the item it came from.
  */
-
-interface PayoutsCredentials {
-	baseUrl: string;
-	accessToken: string;
-	verificationUrl?: string;
-	clientId?: string;
-	clientSecret?: string;
-	apiVersion?: string;
-}
 
 /** What went wrong for one item, before it becomes a thrown error or an error item. */
 interface Failure {
@@ -65,27 +56,6 @@ function rememberSent(key: string, transferId: string) {
 	ids.add(transferId);
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** The bearer token must not travel in clear: plain http only to this machine. */
-function checkedBaseUrl(context: IExecuteFunctions, url: string | undefined, field: string): string {
-	let parsed: URL;
-	try {
-		parsed = new URL(String(url ?? ''));
-	} catch {
-		throw new NodeOperationError(context.getNode(), `The credential's '${field}' is not a valid URL`, {
-			description: `Set '${field}' in the Payouts API credential to the service's address, e.g. https://payout-api.example.com`,
-		});
-	}
-	const isLoopback = LOOPBACK.test(parsed.hostname);
-	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
-		throw new NodeOperationError(context.getNode(), `The credential's '${field}' must use https`, {
-			description: `Secrets would travel unencrypted to ${parsed.host}. Use an https:// address; plain http:// is accepted only for a loopback address such as the local sandbox.`,
-		});
-	}
-	return parsed.toString().replace(/\/+$/, '');
-}
-
 function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: RunOptions): SendTarget {
 	if (operation.host === 'payout') {
 		if (!credentials.accessToken) {
@@ -93,7 +63,7 @@ function targetFor(context: IExecuteFunctions, operation: PayoutOperation, crede
 				description: "Fill in 'Access Token' in the Payouts API credential: every payout call carries it as a bearer token.",
 			});
 		}
-		return { baseUrl: checkedBaseUrl(context, credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true };
+		return { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true };
 	}
 	const missing = (['clientId', 'clientSecret', 'apiVersion'] as const).filter((field) => !credentials[field]);
 	if (missing.length > 0) {
@@ -107,7 +77,7 @@ function targetFor(context: IExecuteFunctions, operation: PayoutOperation, crede
 		});
 	}
 	return {
-		baseUrl: checkedBaseUrl(context, credentials.verificationUrl, 'Verification URL'),
+		baseUrl: checkedBaseUrl(context.getNode(), credentials.verificationUrl, 'Verification URL'),
 		timeoutMs: options.timeout,
 		authenticated: false,
 		// The token endpoint authenticates with the OAuth client, not the bearer token.

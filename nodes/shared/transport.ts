@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiRequest, Envelope } from './types';
 
@@ -10,6 +11,39 @@ import type { ApiRequest, Envelope } from './types';
  */
 
 export const CREDENTIAL_TYPE = 'payoutsApi';
+
+/** The fields of the `payoutsApi` credential. */
+export interface PayoutsCredentials {
+	baseUrl: string;
+	accessToken: string;
+	verificationUrl?: string;
+	clientId?: string;
+	clientSecret?: string;
+	apiVersion?: string;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The bearer token must not travel in clear: plain http only to this machine. */
+export function checkedBaseUrl(node: INode, url: string | undefined, field: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(String(url ?? ''));
+	} catch {
+		throw new NodeOperationError(node, `The credential's '${field}' is not a valid URL`, {
+			description: `Set '${field}' in the Payouts API credential to the service's address, e.g. https://payout-api.example.com`,
+		});
+	}
+	const isLoopback = LOOPBACK.test(parsed.hostname);
+	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
+		throw new NodeOperationError(node, `The credential's '${field}' must use https`, {
+			description: `Secrets would travel unencrypted to ${parsed.host}. Use an https:// address; plain http:// is accepted only for a loopback address such as the local sandbox.`,
+		});
+	}
+	return parsed.toString().replace(/\/+$/, '');
+}
+
+
 
 const OUTCOME_STATUSES = ['SUCCESS', 'PENDING', 'ERROR'];
 
@@ -71,7 +105,7 @@ function noAnswer(error: unknown): Answer {
 	return { kind: 'noAnswer', reason, reachedService: !(code && NEVER_CONNECTED.has(code)) };
 }
 
-export async function send(context: IExecuteFunctions, target: SendTarget, request: ApiRequest): Promise<Answer> {
+export async function send(context: IExecuteFunctions | IPollFunctions, target: SendTarget, request: ApiRequest): Promise<Answer> {
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		baseURL: target.baseUrl,
@@ -88,7 +122,7 @@ export async function send(context: IExecuteFunctions, target: SendTarget, reque
 	};
 	try {
 		const response = (target.authenticated
-			? await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)
+			? await context.helpers.httpRequestWithAuthentication.call(context as IExecuteFunctions, CREDENTIAL_TYPE, options)
 			: await context.helpers.httpRequest(options)) as { statusCode: number; body: unknown };
 		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		return readAnswer(response.statusCode, text);

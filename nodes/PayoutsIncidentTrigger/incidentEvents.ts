@@ -1,0 +1,179 @@
+import { DateTime } from 'luxon';
+import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { findErrorRow } from '../shared/errors';
+import { SERVICE_TIME_FORMAT } from '../shared/rules';
+import { checkedBaseUrl, CREDENTIAL_TYPE, send } from '../shared/transport';
+import type { PayoutsCredentials } from '../shared/transport';
+
+/**
+ * The incident trigger's poll: which incidents are new or newly resolved since the last poll,
+ * each reported exactly once. What it has seen lives in the workflow's static data, which n8n
+ * saves after every poll (and shares between main and workers in queue mode), so a restart
+ * neither loses nor repeats an event. State changes only after every request of a poll
+ * succeeded: a failed poll is simply tried again at the next interval.
+ */
+
+export type IncidentEvent = 'new' | 'resolved';
+
+interface SeenState {
+	/** When the last successful poll ran (ISO). */
+	lastPollAt?: string;
+	/** Incident id -> createdAt, for every incident reported (or recorded) as new. */
+	seen?: Record<string, string>;
+	/** Incident id -> createdAt, for every incident reported (or recorded) as resolved. */
+	resolved?: Record<string, string>;
+}
+
+interface Filters {
+	mode?: string;
+	entityCode?: string;
+	impact?: string;
+	scheduled?: 'any' | 'scheduled' | 'unscheduled';
+}
+
+/** Limits of the incident listing (interface document, section 8). */
+const MAX_WINDOW = { days: 7 };
+const MAX_AGE = { days: 90 };
+/** Safety margin so a window's start stays inside the 90 days when the service checks it. */
+const AGE_MARGIN = { minutes: 5 };
+/** Re-read a little of the previous window: an incident may be listed a moment after it began. */
+const OVERLAP = { minutes: 10 };
+
+interface Window {
+	start: DateTime;
+	end: DateTime;
+}
+
+/** Windows of at most 7 days from `start` to `end`, none starting more than 90 days ago. */
+export function windowsFrom(start: DateTime, end: DateTime, now: DateTime): { windows: Window[]; skipped?: Window } {
+	const oldest = now.minus(MAX_AGE).plus(AGE_MARGIN);
+	const from = start < oldest ? oldest : start;
+	const skipped = start < oldest ? { start, end: oldest } : undefined;
+	const windows: Window[] = [];
+	for (let cursor = from; cursor < end; cursor = cursor.plus(MAX_WINDOW)) {
+		const next = cursor.plus(MAX_WINDOW);
+		windows.push({ start: cursor, end: next < end ? next : end });
+	}
+	return { windows, skipped };
+}
+
+function matches(incident: IDataObject, filters: Filters): boolean {
+	const listed = (value: string | undefined) =>
+		(value ?? '')
+			.split(',')
+			.map((entry) => entry.trim().toUpperCase())
+			.filter(Boolean);
+	const modes = listed(filters.mode);
+	const impacts = listed(filters.impact);
+	if (modes.length > 0 && !modes.includes(String(incident.mode).toUpperCase())) return false;
+	if (impacts.length > 0 && !impacts.includes(String(incident.impact).toUpperCase())) return false;
+	if (filters.scheduled === 'scheduled' && incident.isScheduled !== true) return false;
+	if (filters.scheduled === 'unscheduled' && incident.isScheduled === true) return false;
+	return true;
+}
+
+async function listIncidents(context: IPollFunctions, window: Window, entityCode: string | undefined): Promise<IDataObject[]> {
+	const credentials = await context.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
+	const node = context.getNode();
+	const target = { baseUrl: checkedBaseUrl(node, credentials.baseUrl, 'Base URL'), timeoutMs: 30000, authenticated: true };
+	const qs: IDataObject = { status: 'ALL', startTime: window.start.toFormat(SERVICE_TIME_FORMAT), endTime: window.end.toFormat(SERVICE_TIME_FORMAT) };
+	if (entityCode) qs.entityCode = entityCode;
+	const answer = await send(context, target, { method: 'GET', path: '/payout/v1/incidents', qs });
+	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') {
+		const incidents = answer.envelope.data?.incidents;
+		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
+	}
+	if (answer.kind === 'envelope') {
+		const { subCode, message } = answer.envelope;
+		throw new NodeApiError(node, answer.envelope as unknown as JsonObject, {
+			message: `Listing incidents failed: ${message}`,
+			description: findErrorRow('getIncidents', subCode, message).hint,
+			httpCode: subCode,
+		});
+	}
+	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? answer.excerpt : 'no envelope'}`;
+	throw new NodeApiError(node, { message: what } as JsonObject, {
+		message: `Listing incidents failed: ${what}`,
+		description: 'The next poll tries again; nothing was marked as seen.',
+	});
+}
+
+async function listAll(context: IPollFunctions, windows: Window[], filters: Filters): Promise<IDataObject[]> {
+	const byId = new Map<string, IDataObject>();
+	for (const window of windows) {
+		for (const incident of await listIncidents(context, window, filters.entityCode)) {
+			if (matches(incident, filters)) byId.set(String(incident.id), incident);
+		}
+	}
+	return [...byId.values()];
+}
+
+const byTime = (field: string) => (a: IDataObject, b: IDataObject) => String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
+
+export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const events = this.getNodeParameter('events', []) as IncidentEvent[];
+	const filters = this.getNodeParameter('filters', {}) as Filters;
+	const options = this.getNodeParameter('options', {}) as { emitExisting?: boolean };
+	const now = DateTime.now().setZone(this.getTimezone());
+
+	// The editor's "Fetch Test Event": the latest matching incident, nothing remembered.
+	if (this.getMode() === 'manual') {
+		const recent = await listAll(this, windowsFrom(now.minus(MAX_WINDOW), now, now).windows, filters);
+		const latest = recent.sort(byTime('createdAt')).pop();
+		return latest ? [[{ json: { event: latest.isResolved ? 'resolved' : 'new', ...latest } }]] : null;
+	}
+
+	const state = this.getWorkflowStaticData('node') as SeenState;
+	const seen = (state.seen ??= {});
+	const resolved = (state.resolved ??= {});
+	const firstPoll = state.lastPollAt === undefined;
+
+	// From the last poll (or a week back on the first), and back to the oldest incident still
+	// open, so that its resolution is seen too.
+	const openSince = Object.entries(seen)
+		.filter(([id]) => !(id in resolved))
+		.map(([, createdAt]) => DateTime.fromISO(createdAt))
+		.filter((time) => time.isValid);
+	const lastPoll = firstPoll ? now.minus(MAX_WINDOW) : DateTime.fromISO(state.lastPollAt as string).minus(OVERLAP);
+	const start = DateTime.min(lastPoll, ...openSince) ?? lastPoll;
+	const { windows, skipped } = windowsFrom(start, now, now);
+	if (skipped) {
+		this.logger.warn(
+			`Payouts Incident Trigger: incidents from ${skipped.start.toISO()} to ${skipped.end.toISO()} were not listed: the service lists only the last 90 days.`,
+		);
+	}
+	const incidents = await listAll(this, windows, filters);
+
+	// On the first poll, what exists already is history: recorded, not reported (unless asked).
+	const report = !firstPoll || options.emitExisting === true;
+	const newOnes: IDataObject[] = [];
+	const resolvedOnes: IDataObject[] = [];
+	for (const incident of incidents) {
+		const id = String(incident.id);
+		const createdAt = String(incident.createdAt ?? now.toISO());
+		if (!(id in seen)) {
+			seen[id] = createdAt;
+			newOnes.push(incident);
+		}
+		if (incident.isResolved === true && !(id in resolved)) {
+			resolved[id] = createdAt;
+			resolvedOnes.push(incident);
+		}
+	}
+
+	// Forget what the service can no longer list.
+	const forgetBefore = now.minus(MAX_AGE).minus({ days: 1 });
+	for (const memory of [seen, resolved]) {
+		for (const [id, createdAt] of Object.entries(memory)) if (DateTime.fromISO(createdAt) < forgetBefore) delete memory[id];
+	}
+	state.lastPollAt = now.toISO() as string;
+
+	if (!report) return null;
+	const items = [
+		...(events.includes('new') ? newOnes.sort(byTime('createdAt')).map((incident) => ({ json: { event: 'new', ...incident } })) : []),
+		...(events.includes('resolved') ? resolvedOnes.sort(byTime('resolvedAt')).map((incident) => ({ json: { event: 'resolved', ...incident } })) : []),
+	];
+	return items.length > 0 ? [items] : null;
+}
