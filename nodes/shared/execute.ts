@@ -41,19 +41,29 @@ interface Planned {
 	request: ApiRequest;
 }
 
-/** Transfer IDs this node sent per execution, so that n8n's "Retry On Fail", which re-runs the
- * whole node in the same execution, recognises its own earlier transfers. Bounded. */
-const sentTransferIds = new Map<string, Set<string>>();
-const REMEMBERED_EXECUTIONS = 200;
+/**
+ * What this node sent per execution, for n8n's "Retry On Fail", which re-runs the whole node in
+ * the same execution: a transfer that already has an outcome is not sent again (its outcome is
+ * output again), and one that was sent without a clear answer is re-sent with the same
+ * transferId, its duplicate answer then reported as ALREADY_SUBMITTED. Kept only for nodes with
+ * Retry On Fail on, for a bounded number of executions.
+ */
+type SentTransfers = Map<string, IDataObject[] | 'sent'>;
+const sentByExecution = new Map<string, SentTransfers>();
+const REMEMBERED_EXECUTIONS = 50;
 
-function rememberSent(key: string, transferId: string) {
-	let ids = sentTransferIds.get(key);
-	if (!ids) {
-		ids = new Set();
-		sentTransferIds.set(key, ids);
-		if (sentTransferIds.size > REMEMBERED_EXECUTIONS) sentTransferIds.delete(sentTransferIds.keys().next().value as string);
+function sentTransfersOf(context: IExecuteFunctions): SentTransfers | undefined {
+	const node = context.getNode();
+	const executionId = context.getExecutionId();
+	if (!node.retryOnFail || !executionId) return undefined;
+	const key = `${executionId}:${node.id}`;
+	let sent = sentByExecution.get(key);
+	if (!sent) {
+		sent = new Map();
+		sentByExecution.set(key, sent);
+		if (sentByExecution.size > REMEMBERED_EXECUTIONS) sentByExecution.delete(sentByExecution.keys().next().value as string);
 	}
-	ids.add(transferId);
+	return sent;
 }
 
 function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: RunOptions): SendTarget {
@@ -146,7 +156,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
 	const names = displayNames(operation);
 	const credentialSecrets = [credentials.accessToken, credentials.clientSecret];
-	const executionKey = `${this.getExecutionId() ?? ''}:${node.id}`;
+	const sentBefore = operation.movesMoney ? sentTransfersOf(this) : undefined;
 
 	// 1. Validate every item before anything is sent.
 	const planned: Planned[] = [];
@@ -186,7 +196,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		const redact = redactor(secretsOf.get(entry.index) ?? credentialSecrets);
 		const outcome = options.dryRun
 			? { items: [dryRunItem(operation, target, entry.request)] }
-			: await sendWithRetries(this, operation, target, entry, options.retries, executionKey, redact);
+			: await sendWithRetries(this, operation, target, entry, options.retries, sentBefore, redact);
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && !continueOnFail) {
 			stoppingFailure ??= { index: entry.index, failure: outcome.failure };
@@ -258,16 +268,16 @@ async function sendWithRetries(
 	target: SendTarget,
 	entry: Planned,
 	retries: number,
-	executionKey: string,
+	sentBefore: SentTransfers | undefined,
 	redact: (text: string) => string,
 ): Promise<Outcome> {
 	const transferId = typeof entry.params.transferId === 'string' ? entry.params.transferId : undefined;
+	const earlier = transferId === undefined ? undefined : sentBefore?.get(transferId);
+	if (Array.isArray(earlier)) return { items: earlier };
 	for (let attempt = 0; ; attempt++) {
-		// A transfer already sent by this node in this execution (our retry, or n8n's Retry On Fail).
-		const resent = transferId !== undefined && (attempt > 0 || (sentTransferIds.get(executionKey)?.has(transferId) ?? false));
 		const answer = await send(context, target, entry.request);
-		if (operation.movesMoney && transferId !== undefined) rememberSent(executionKey, transferId);
-		const outcome = interpret(operation, answer, entry, resent, redact);
+		const outcome = interpret(operation, answer, entry, attempt > 0 || earlier === 'sent', redact);
+		if (transferId !== undefined) sentBefore?.set(transferId, 'items' in outcome ? outcome.items : 'sent');
 		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= retries) return outcome;
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 	}
