@@ -1,0 +1,101 @@
+/** Types of the sandbox's public API (the sandbox itself is plain JavaScript). */
+export type HttpStyle = 'mirror' | 'always200';
+export type FaultKind = 'latency' | 'drop-before' | 'drop-after' | 'html-500' | 'error-520' | 'malformed-json' | 'stall' | 'empty-body' | 'replay';
+
+export interface FaultRule {
+	fault: FaultKind | string;
+	match?: { method?: string; path?: string; transferId?: string; beneId?: string; paylinkId?: string };
+	times?: number;
+	latencyMs?: number;
+	latencyJitterMs?: number;
+	/** replay and html-500: the HTTP status; replay: the body and its content type. */
+	status?: number;
+	body?: string;
+	contentType?: string;
+}
+
+export interface SandboxOptions {
+	port?: number;
+	host?: string;
+	httpStyle?: HttpStyle;
+	latencyMs?: number;
+	latencyJitterMs?: number;
+	timezone?: string;
+	faults?: FaultRule[];
+	logger?: boolean;
+}
+
+export interface ReceivedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string>;
+	body: unknown;
+	time: number;
+}
+
+export interface Incident {
+	id: number;
+	type: string;
+	entity: string;
+	mode: string;
+	createdAt: string;
+	resolvedAt: string;
+	isScheduled: boolean;
+	isResolved: boolean;
+	impact: string;
+	entityName: string;
+	entityCode: string;
+}
+
+export interface SandboxState {
+	balances: Record<string, number>;
+	rechargeBalances: Record<string, number>;
+	transfers: Array<{ operation: string; transferId: string; amount: number; status: string; account: string; [key: string]: unknown }>;
+	usedAuthCodes: string[];
+	maxInFlight: number;
+}
+
+export interface Sandbox {
+	baseUrl: string;
+	verificationUrl: string;
+	port: number;
+	requests(): ReceivedRequest[];
+	clearRequests(): void;
+	reset(): void;
+	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number }): void;
+	state(): SandboxState;
+	addIncident(fields?: Partial<Incident>): Incident;
+	resolveIncident(id: number): Incident;
+	close(): Promise<void>;
+}
+
+export interface TriggerRow {
+	id: string;
+	operation: 'cardTransfer' | 'standardTransfer' | 'internalTransfer' | 'getBeneficiary' | 'getIncidents' | 'getPaylinkStatus' | 'generateToken';
+	subCode: string;
+	status: 'SUCCESS' | 'PENDING' | 'ERROR';
+	message: string;
+	request: { method: string; path: string; query?: Record<string, string>; body?: Record<string, unknown>; token?: string | null; headers?: Record<string, string> };
+}
+
+export declare function startSandbox(options?: SandboxOptions): Promise<Sandbox>;
+export declare const triggers: TriggerRow[];
+export declare const seed: {
+	credentials: { accessToken: string; clientId: string; clientSecret: string; apiVersion: string };
+	tokens: Record<'expired' | 'apisDisabled' | 'ipRestricted' | 'lowBalance' | 'accountLimit' | 'internalNotConfigured', string>;
+	beneficiaries: Record<
+		'verified' | 'verified2' | 'newlyAdded' | 'modeNotAllowed' | 'blocked' | 'limitReached' | 'badBankAccount' | 'badIfsc' | 'bankFails' | 'walletFails' | 'scheduled' | 'awaitingConfirmation' | 'pendingAtBank' | 'noBankResponse' | 'accepted',
+		string
+	>;
+	unknownBeneId: string;
+	cards: Record<'success1' | 'success2' | 'fail1' | 'fail2' | 'pending' | 'nameChecked', string>;
+	paymentInstruments: Record<string, string | string[]>;
+	rechargeAccounts: Record<'configured' | 'notConfigured' | 'unknown', string>;
+	paylinks: Record<'active' | 'paid' | 'expired' | 'unknown', string>;
+	existingTransferId: string;
+	authCodes: string[];
+	failingEntityCode: string;
+	modeWithMinimum100: string;
+	modeNotEnabled: string;
+};

@@ -1,0 +1,201 @@
+'use strict';
+/**
+ * A local stand-in for the payouts service: a real HTTP server (fastify) that behaves as
+ * the interface document describes, with seeded state, fault injection and an inspection
+ * interface for tests. It is written from the document alone and never imports the nodes,
+ * so it can catch their mistakes.
+ *
+ *   const sandbox = await startSandbox({ port: 0 });
+ *   sandbox.baseUrl, sandbox.requests(), sandbox.reset(), await sandbox.close()
+ */
+const Fastify = require('fastify');
+
+const { faultFor, FAULTS } = require('./faults');
+const { seed, seededState } = require('./seed');
+const { operations, ownMessages, error } = require('./service');
+const { triggers } = require('./triggers');
+
+const BODY_LIMIT = 1024 * 1024;
+const HTTP_STYLES = ['mirror', 'always200'];
+
+/**
+ * @param {object} [options]
+ * @param {number} [options.port] 0 (default) picks a free port
+ * @param {string} [options.host] default 127.0.0.1
+ * @param {'mirror'|'always200'} [options.httpStyle] mirror: HTTP status = subCode (default); always200: every answer HTTP 200
+ * @param {number} [options.latencyMs] added to every request
+ * @param {number} [options.latencyJitterMs] plus a random 0..jitter
+ * @param {string} [options.timezone] the service's local time for incident windows, default UTC
+ * @param {Array} [options.faults] fault rules, see faults.js
+ * @param {boolean} [options.logger] fastify's request log
+ */
+async function startSandbox(options = {}) {
+	const initial = {
+		httpStyle: options.httpStyle ?? 'mirror',
+		latencyMs: options.latencyMs ?? 0,
+		latencyJitterMs: options.latencyJitterMs ?? 0,
+		faults: options.faults ?? [],
+	};
+	const timezone = options.timezone ?? 'UTC';
+	let config = structuredClone(initial);
+	let state = seededState();
+	let log = [];
+	let inFlight = 0;
+	let maxInFlight = 0;
+
+	const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, forceCloseConnections: true });
+
+	// Every body is read as text and parsed here, whatever its declared content type, so that a
+	// body that is not JSON gets the service's envelope instead of a framework error.
+	app.removeAllContentTypeParsers();
+	app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+	const reply = (response, { httpStatus, body, contentType = 'application/json' }) =>
+		response.code(httpStatus).header('content-type', contentType).send(typeof body === 'string' ? body : JSON.stringify(body));
+
+	const envelopeReply = (response, answer) => {
+		const { contentType, ...envelope } = answer;
+		const httpStatus = config.httpStyle === 'always200' ? 200 : Number(envelope.subCode);
+		return reply(response, { httpStatus, body: envelope, contentType: contentType ?? 'application/json' });
+	};
+
+	app.setErrorHandler((failure, _request, response) => {
+		const tooLarge = failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+		return envelopeReply(response, error(tooLarge ? '413' : '422', tooLarge ? ownMessages.tooLarge : ownMessages.badJson));
+	});
+	app.setNotFoundHandler((_request, response) => response.code(404).header('content-type', 'text/plain').send('Not Found'));
+
+	/** The control interface for tests and demos (not part of the service). */
+	app.get('/__sandbox/requests', async () => log);
+	app.delete('/__sandbox/requests', async () => {
+		log = [];
+		return { cleared: true };
+	});
+	app.post('/__sandbox/reset', async () => {
+		reset();
+		return { reset: true };
+	});
+	app.post('/__sandbox/config', async (request) => {
+		configure(JSON.parse(request.body || '{}'));
+		return config;
+	});
+	app.get('/__sandbox/state', async () => snapshot());
+
+	for (const operation of operations) {
+		app.route({
+			method: operation.method,
+			url: operation.path,
+			handler: async (request, response) => {
+				inFlight++;
+				maxInFlight = Math.max(maxInFlight, inFlight);
+				try {
+					return await serve(operation, request, response);
+				} finally {
+					inFlight--;
+				}
+			},
+		});
+	}
+
+	async function serve(operation, request, response) {
+		let body = {};
+		let parseFailure;
+		if (typeof request.body === 'string' && request.body.trim() !== '') {
+			try {
+				body = JSON.parse(request.body);
+			} catch {
+				parseFailure = ownMessages.badJson;
+			}
+			if (!parseFailure && (body === null || typeof body !== 'object' || Array.isArray(body))) parseFailure = ownMessages.notAnObject;
+		}
+		const entry = {
+			method: request.method,
+			path: request.url.split('?')[0],
+			query: { ...request.query },
+			headers: { ...request.headers },
+			body: parseFailure ? request.body : body,
+			time: Date.now(),
+		};
+		log.push(entry);
+
+		const fault = faultFor(config, request.headers['x-sandbox-fault'], entry);
+		const latency = (fault?.fault === 'latency' ? fault.latencyMs ?? 0 : 0) + config.latencyMs + Math.random() * ((fault?.fault === 'latency' ? fault.latencyJitterMs : 0) || config.latencyJitterMs || 0);
+		if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+
+		const processRequest = () => {
+			if (parseFailure) return { envelope: error('422', parseFailure) };
+			const answer = operation.handler(state, { body, headers: request.headers, query: request.query, params: request.params, now: Date.now(), timezone });
+			return answer.httpStatus ? { raw: answer } : { envelope: answer };
+		};
+		const send = (result) => {
+			if (result.envelope) return envelopeReply(response, result.envelope);
+			const { httpStatus, body: rawBody } = result.raw;
+			return reply(response, { httpStatus: config.httpStyle === 'always200' ? 200 : httpStatus, body: rawBody });
+		};
+		if (!fault || fault.fault === 'latency') return send(processRequest());
+		return FAULTS[fault.fault]({ response, processRequest, send, reply, envelopeReply, fault });
+	}
+
+	function reset() {
+		state = seededState();
+		config = structuredClone(initial);
+		log = [];
+		maxInFlight = 0;
+	}
+
+	function configure(change = {}) {
+		if (change.httpStyle !== undefined && !HTTP_STYLES.includes(change.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
+		config = { ...config, ...structuredClone(change) };
+		for (const fault of config.faults) {
+			if (!(fault.fault in FAULTS) && fault.fault !== 'latency') throw new Error(`unknown fault ${fault.fault}`);
+		}
+	}
+
+	function snapshot() {
+		return {
+			balances: Object.fromEntries(Object.values(state.accounts).map((account) => [account.name, account.balance / 100])),
+			rechargeBalances: Object.fromEntries(Object.entries(state.rechargeAccounts).map(([id, account]) => [id, account.balance / 100])),
+			transfers: state.transfers.map((transfer) => ({ ...transfer })),
+			usedAuthCodes: [...state.usedAuthCodes],
+			maxInFlight,
+		};
+	}
+
+	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+	const { port } = app.server.address();
+	const host = options.host ?? '127.0.0.1';
+	const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+	return {
+		baseUrl,
+		verificationUrl: baseUrl,
+		port,
+		requests: () => log.map((entry) => structuredClone(entry)),
+		clearRequests: () => {
+			log = [];
+		},
+		reset,
+		configure,
+		state: snapshot,
+		/** Adds an incident created now (tests of the incident trigger). */
+		addIncident(fields = {}) {
+			const id = Math.max(0, ...state.incidents.map((incident) => incident.id)) + 1;
+			const incident = { id, type: 'BENEFICIARY', entity: 'BANK', mode: 'IMPS', createdAt: new Date().toISOString(), resolvedAt: '', isScheduled: false, isResolved: false, impact: 'LOW', entityName: 'Bank X', entityCode: 'BANKX', ...fields };
+			state.incidents.push(incident);
+			return { ...incident };
+		},
+		/** Marks an incident resolved now. */
+		resolveIncident(id) {
+			const incident = state.incidents.find((candidate) => candidate.id === id);
+			if (!incident) throw new Error(`no incident ${id}`);
+			Object.assign(incident, { isResolved: true, resolvedAt: new Date().toISOString() });
+			return { ...incident };
+		},
+		close: async () => {
+			app.server.closeAllConnections?.();
+			await app.close();
+		},
+	};
+}
+
+module.exports = { startSandbox, seed, triggers };
