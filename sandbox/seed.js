@@ -183,11 +183,13 @@ function iso(ms) {
 /** Incidents spread over the last 90 days; some of today's are unresolved. */
 function incidentRecords(now) {
 	const hour = 3600 * 1000;
+	const startOfToday = new Date(now).setUTCHours(0, 0, 0, 0);
 	const list = [];
 	for (let index = 0; index < 45; index++) {
 		const [entityCode, entityName] = BANKS[index % BANKS.length];
-		const ageHours = index < 6 ? index * 1.5 + 0.5 : index * 47; // the first few today, the rest up to ~87 days ago
-		const created = now - ageHours * hour;
+		// The first six fall on today (UTC, the sandbox's default timezone), the rest up to ~87 days back.
+		const created = index < 6 ? startOfToday + ((now - startOfToday) * (index + 1)) / 7 : now - index * 47 * hour;
+		const ageHours = (now - created) / hour;
 		const resolved = index % 3 !== 0 || ageHours > 24 * 10;
 		list.push({
 			id: 1000 + index,

@@ -4,7 +4,7 @@
  * own generic `authenticate` block, as n8n does, so no test builds an auth header by hand.
  */
 import { Container } from '@n8n/di';
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, PollContext, WorkflowExecute } from 'n8n-core';
 import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
 import type {
 	ICredentialDataDecryptedObject,
@@ -27,6 +27,7 @@ import { createDeferredPromise, createRunExecutionData, ICredentialsHelper, Work
 import { PayoutsApi } from '../../credentials/PayoutsApi.credentials';
 import { PayoutsBeneficiary } from '../../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node';
 import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.node';
+import { PayoutsIncidentTrigger } from '../../nodes/PayoutsIncidentTrigger/PayoutsIncidentTrigger.node';
 import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node';
 import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
@@ -38,7 +39,7 @@ const nodeClasses: Record<string, INodeType> = {};
 export function registerNodeType(name: string, node: INodeType) {
 	nodeClasses[`${PACKAGE}.${name}`] = node;
 }
-for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth()]) {
+for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth(), new PayoutsIncidentTrigger()]) {
 	registerNodeType(node.description.name, node);
 }
 
@@ -123,25 +124,9 @@ export interface RunWorkflowOptions {
 	staticData?: IDataObject;
 }
 
-let executionCounter = 0;
-
-export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
-	const workflow = new Workflow({
-		id: 'engine-test',
-		nodes: options.nodes,
-		connections: options.connections ?? {},
-		nodeTypes,
-		active: false,
-		settings: options.settings ?? { timezone: 'UTC' },
-		staticData: options.staticData,
-	});
-	const executionId = options.executionId ?? String(++executionCounter);
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
-	const finished = createDeferredPromise<IRun>();
-	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
-
-	const additionalData = {
-		credentialsHelper: new TestCredentialsHelper(options.credentials ?? {}),
+function additionalDataFor(credentials: Record<string, ICredentialDataDecryptedObject>, executionId: string, hooks?: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new TestCredentialsHelper(credentials),
 		hooks,
 		executionId,
 		currentNodeExecutionIndex: 0,
@@ -161,6 +146,26 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 			throw new Error('not used');
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+let executionCounter = 0;
+
+export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
+	const workflow = new Workflow({
+		id: 'engine-test',
+		nodes: options.nodes,
+		connections: options.connections ?? {},
+		nodeTypes,
+		active: false,
+		settings: options.settings ?? { timezone: 'UTC' },
+		staticData: options.staticData,
+	});
+	const executionId = options.executionId ?? String(++executionCounter);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const finished = createDeferredPromise<IRun>();
+	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+
+	const additionalData = additionalDataFor(options.credentials ?? {}, executionId, hooks);
 
 	const first = options.nodes[0];
 	const runExecutionData = createRunExecutionData({
@@ -180,7 +185,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 
 export interface NodeUnderTest {
 	type: string;
-	parameters: INodeParameters;
+	parameters: Record<string, unknown>;
 	name?: string;
 	continueOnFail?: boolean;
 	retryOnFail?: boolean;
@@ -196,7 +201,7 @@ export function payoutsNode(node: NodeUnderTest): INode {
 		type: `${PACKAGE}.${node.type}`,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: node.parameters,
+		parameters: node.parameters as INodeParameters,
 		credentials: { payoutsApi: { id: '1', name: 'Payouts account' } },
 		...(node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		...(node.retryOnFail ? { retryOnFail: true, maxTries: node.maxTries ?? 2, waitBetweenTries: node.waitBetweenTries ?? 0 } : {}),
@@ -212,4 +217,16 @@ export async function runNode(node: NodeUnderTest, input: IDataObject[], credent
 /** n8n-core keeps a 60 s timer alive after first use; stop it so jest can exit. */
 export function stopEngineTimers() {
 	if (Container.has(SSHClientsManager)) Container.get(SSHClientsManager).onShutdown();
+}
+
+/**
+ * One poll of a polling trigger, as n8n runs it for an active workflow ('trigger') or for the
+ * editor's "Fetch Test Event" ('manual'). The static data comes back as n8n would save it.
+ */
+export async function runPoll(parameters: Record<string, unknown>, credentials: ICredentialDataDecryptedObject, options: { staticData?: IDataObject; mode?: 'trigger' | 'manual'; timezone?: string } = {}) {
+	const node = payoutsNode({ type: 'payoutsIncidentTrigger', name: 'Incident Trigger', parameters });
+	const workflow = new Workflow({ id: 'poll-test', nodes: [node], connections: {}, nodeTypes, active: true, settings: { timezone: options.timezone ?? 'UTC' }, staticData: options.staticData ? JSON.parse(JSON.stringify(options.staticData)) : {} });
+	const context = new PollContext(workflow, node, additionalDataFor({ payoutsApi: credentials }, String(++executionCounter)), options.mode ?? 'trigger', 'activate');
+	const result = await lookup(node.type).poll!.call(context);
+	return { items: result?.[0] ?? [], staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
 }

@@ -1,0 +1,93 @@
+/**
+ * The bearer token, the client secret, the card token and the cryptogram never appear in an
+ * error, an output item or the run data n8n stores, whatever path the run takes.
+ */
+import { runNode, stopEngineTimers } from '../helpers/engine';
+import { seed, useSandbox } from '../helpers/sandbox';
+
+afterAll(stopEngineTimers);
+
+const service = useSandbox();
+
+const cryptogram = 'CRYPTOGRAM0123456789SECRETDATA';
+
+function cardNode(extra: Record<string, unknown> = {}, token: string = seed.cards.success1) {
+	return {
+		type: 'payoutsTransfer',
+		parameters: {
+			operation: 'cardTransfer',
+			token,
+			amount: '={{ $json.amount }}',
+			transferId: '={{ "secret_test_" + $itemIndex }}',
+			cardType: 'CREDIT',
+			additionalFields: { networkType: 'NETWORK_B', cryptogram, tokenExpiry: '2030-12' },
+			...extra,
+		},
+	};
+}
+
+/** Everything a run leaves behind that a user, a log or the database could see. */
+function everythingVisible(result: Awaited<ReturnType<typeof runNode>>) {
+	const { error } = result;
+	const errorParts = error
+		? [error.message, error.description, error.stack, JSON.stringify(error.context ?? {}), JSON.stringify((error as { cause?: unknown }).cause ?? {}), JSON.stringify(error)]
+		: [];
+	return [JSON.stringify(result.run), ...errorParts].join('\n');
+}
+
+function expectNoSecrets(text: string, secrets: string[]) {
+	for (const secret of secrets) expect(text.includes(secret)).toBe(false);
+}
+
+const secrets = () => [seed.credentials.accessToken, seed.credentials.clientSecret, seed.cards.success1, seed.cards.fail1, cryptogram];
+
+const paths: Array<[string, () => Promise<Awaited<ReturnType<typeof runNode>>>]> = [
+	['a successful card transfer', () => runNode(cardNode(), [{ amount: '10' }], service.credentials())],
+	['a refused card (error item)', () => runNode({ ...cardNode({}, seed.cards.fail1), continueOnFail: true }, [{ amount: '10' }], service.credentials())],
+	['a refused card (thrown)', () => runNode(cardNode({}, seed.cards.fail1), [{ amount: '10' }], service.credentials())],
+	['a validation error', () => runNode(cardNode(), [{ amount: '0.1' }], service.credentials())],
+	['a dry run', () => runNode(cardNode({ options: { dryRun: true } }), [{ amount: '10' }], service.credentials())],
+	[
+		'an error page that echoes the request headers',
+		async () => {
+			service.sandbox.configure({ faults: [{ fault: 'replay', status: 500, body: `<html>Bearer ${seed.credentials.accessToken} token=${seed.cards.success1} ${cryptogram}</html>` }] });
+			return runNode(cardNode(), [{ amount: '10' }], service.credentials());
+		},
+	],
+	[
+		'a JSON error that echoes the secrets',
+		async () => {
+			service.sandbox.configure({ faults: [{ fault: 'replay', status: 422, body: JSON.stringify({ status: 'ERROR', subCode: '422', message: `Please provide valid token details ${seed.cards.success1} ${cryptogram}` }) }] });
+			return runNode(cardNode(), [{ amount: '10' }], service.credentials());
+		},
+	],
+	['a dropped connection', () => { service.sandbox.configure({ faults: [{ fault: 'drop-after' }] }); return runNode(cardNode(), [{ amount: '10' }], service.credentials()); }],
+	['a timeout', () => { service.sandbox.configure({ faults: [{ fault: 'stall' }] }); return runNode(cardNode({ options: { timeout: 1000 } }), [{ amount: '10' }], service.credentials()); }],
+	['an invalid bearer token', () => runNode(cardNode(), [{ amount: '10' }], service.credentials({ accessToken: seed.tokens.expired }))],
+	[
+		'a refused OAuth client',
+		async () => {
+			const result = await runNode({ type: 'payoutsOAuth', parameters: { operation: 'generateToken', authCode: seed.authCodes[1] } }, [{}], service.credentials({ clientSecret: 'wrong-client-secret-value' }));
+			expectNoSecrets(everythingVisible(result), ['wrong-client-secret-value']);
+			return result;
+		},
+	],
+	['an OAuth token exchange', () => runNode({ type: 'payoutsOAuth', parameters: { operation: 'generateToken', authCode: seed.authCodes[2] } }, [{}], service.credentials())],
+	['plain http to a remote host', () => runNode(cardNode(), [{ amount: '10' }], service.credentials({ baseUrl: 'http://payouts.example.com' }))],
+];
+
+test.each(paths)('%s leaves no secret behind', async (_, run) => {
+	const result = await run();
+	expectNoSecrets(everythingVisible(result), secrets());
+});
+
+test('a dry run masks the card token and cryptogram but shows the rest of the exact request', async () => {
+	const { items } = await runNode(cardNode({ options: { dryRun: true } }), [{ amount: '10' }], service.credentials());
+	expect(items[0].json).toEqual({
+		dryRun: true,
+		method: 'POST',
+		url: `${service.sandbox.baseUrl}/payout/v1/cardpay`,
+		body: { token: '***', amount: '10', transferId: 'secret_test_0', cardType: 'CREDIT', networkType: 'NETWORK_B', cryptogram: '***', tokenExpiry: '2030-12' },
+	});
+	expect(service.sandbox.requests()).toEqual([]);
+});
