@@ -163,26 +163,10 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const outcomes = new Map<number, Outcome>();
 	const secretsOf = new Map<number, unknown[]>();
 	for (let index = 0; index < items.length; index++) {
-		let raw: Params;
-		try {
-			raw = { ...operation.itemDefaults?.({ executionId: this.getExecutionId(), nodeId: node.id, index }), ...definedOnly(readParameters(this, operation, index)) };
-		} catch (error) {
-			outcomes.set(index, { failure: invalid(index, `the parameters could not be read: ${(error as Error).message}`, 'Fix the expression in the parameter the message names.') });
-			continue;
-		}
-		secretsOf.set(index, [...credentialSecrets, ...(operation.secretFields ?? []).map((field) => raw[field])]);
-		const result = schema.safeParse(raw);
-		if (result.success) {
-			planned.push({ index, params: result.data, request: operation.request(result.data) });
-			continue;
-		}
-		const issue = result.error.issues[0];
-		const field = String(issue.path[0] ?? '');
-		const label = names.get(field) ?? field;
-		const rule = `'${label}' ${issue.message}`;
-		outcomes.set(index, {
-			failure: invalid(index, rule, `Correct '${label}' in item ${index}. Nothing was sent for this item.`),
-		});
+		const checked = checkItem(this, operation, schema, names, index);
+		secretsOf.set(index, [...credentialSecrets, ...checked.secrets]);
+		if ('failure' in checked) outcomes.set(index, { failure: checked.failure });
+		else planned.push(checked.entry);
 	}
 	const firstInvalid = [...outcomes.entries()][0];
 	if (firstInvalid && !continueOnFail) {
@@ -224,6 +208,31 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		}
 	}
 	return [output];
+}
+
+/** Reads one item's parameters and checks them against the operation's rules; never throws. */
+function checkItem(
+	context: IExecuteFunctions,
+	operation: PayoutOperation,
+	schema: ReturnType<PayoutOperation['schema']>,
+	names: Map<string, string>,
+	index: number,
+): ({ entry: Planned } | { failure: Failure }) & { secrets: unknown[] } {
+	let raw: Params = {};
+	try {
+		const defaults = operation.itemDefaults?.({ executionId: context.getExecutionId(), nodeId: context.getNode().id, index });
+		raw = { ...defaults, ...definedOnly(readParameters(context, operation, index)) };
+		const secrets = (operation.secretFields ?? []).map((field) => raw[field]);
+		const result = schema.safeParse(raw);
+		if (result.success) return { entry: { index, params: result.data, request: operation.request(result.data) }, secrets };
+		const issue = result.error.issues[0];
+		const label = names.get(String(issue.path[0] ?? '')) ?? String(issue.path[0] ?? 'a parameter');
+		return { failure: invalid(index, `'${label}' ${issue.message}`, `Correct '${label}' in item ${index}. Nothing was sent for this item.`), secrets };
+	} catch (error) {
+		const secrets = (operation.secretFields ?? []).map((field) => raw[field]);
+		const reason = redactor(secrets)((error as Error).message ?? String(error));
+		return { failure: invalid(index, `The parameters could not be read: ${reason}`, 'Fix the expression or value of the parameter the message names. Nothing was sent for this item.'), secrets };
+	}
 }
 
 function definedOnly(raw: Params): Params {
@@ -283,17 +292,24 @@ async function sendWithRetries(
 	}
 }
 
+function unknownOutcomeHint(entry: Planned): string {
+	const { transferId } = entry.params;
+	if (transferId === undefined) {
+		return 'The request may have reached the service, and no Transfer ID was sent, so the service chose one. Check the dashboard before running this item again.';
+	}
+	return `The request may have reached the service. Look up Transfer ID ${String(transferId)} in the dashboard before doing anything else; sending it again with the same Transfer ID is safe because the service refuses a duplicate.`;
+}
+
 /** Turns one answer into output items or a failure; the only place that judges answers. */
 function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
 	const item = `[item ${entry.index}]`;
 	const transferId = entry.params.transferId;
-	const idNote = operation.movesMoney && transferId ? ` Transfer ID ${String(transferId)}.` : '';
 	// A transfer without a clear answer may have moved money: say so, never guess.
 	const unclear = (what: string, httpStatus?: number): Failure =>
 		operation.movesMoney
 			? {
 					message: redact(`The outcome of the transfer is unknown: ${what} ${item}`),
-					hint: `The request may have reached the service.${idNote} Check this transfer in the dashboard before doing anything else; sending it again with the same Transfer ID is safe because the service refuses a duplicate.`,
+					hint: unknownOutcomeHint(entry),
 					status: 'UNKNOWN',
 					fromService: true,
 					subCode: httpStatus ? String(httpStatus) : undefined,
@@ -362,7 +378,8 @@ function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: 
 	return {
 		failure: {
 			message: `${unknown ? 'The outcome of the transfer is unknown: ' : ''}${serviceMessage} ${item}`,
-			hint: row.hint,
+			// A row of its own (201 "no response from bank") says it; a server fault needs the general advice.
+			hint: unknown && !row.unknownOutcome ? unknownOutcomeHint(entry) : row.hint,
 			status: unknown ? 'UNKNOWN' : 'ERROR',
 			fromService: true,
 			subCode: envelope.subCode,

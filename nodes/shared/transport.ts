@@ -68,8 +68,18 @@ export interface SendTarget {
 
 const EXCERPT_LENGTH = 120;
 
-/** Connection errors that prove the request never reached the service. */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+/**
+ * Connection errors that prove the request never reached the service, in words: n8n replaces an
+ * error message that contains a raw code such as ECONNRESET with its own generic text.
+ */
+const NEVER_CONNECTED: Record<string, string> = {
+	ECONNREFUSED: 'the service refused the connection',
+	ENOTFOUND: 'the host name could not be resolved',
+	EAI_AGAIN: 'the host name could not be resolved',
+	EHOSTUNREACH: 'the host could not be reached',
+	ENETUNREACH: 'the network could not be reached',
+	ERR_INVALID_URL: 'the address is not a valid URL',
+};
 
 export function readAnswer(httpStatus: number, text: string): Answer {
 	let parsed: unknown;
@@ -97,12 +107,17 @@ function excerpt(text: string): string {
 	return flat.length > EXCERPT_LENGTH ? `${flat.slice(0, EXCERPT_LENGTH)}…` : flat;
 }
 
-/** A short, secret-free reason from an HTTP-layer error (which may carry the request's headers). */
+/**
+ * A short, secret-free reason from an HTTP-layer error. Only its code and message are read: the
+ * error itself (n8n wraps axios's) carries the request, headers included, and is never passed on.
+ */
 function noAnswer(error: unknown): Answer {
-	const { code, message } = (error ?? {}) as { code?: string; message?: string };
-	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(message ?? '');
-	const reason = timedOut ? 'the request timed out' : `the connection failed (${code ?? 'no response'})`;
-	return { kind: 'noAnswer', reason, reachedService: !(code && NEVER_CONNECTED.has(code)) };
+	const { code: ownCode, httpCode, message = '' } = (error ?? {}) as { code?: string; httpCode?: string; message?: string };
+	const code = ownCode ?? httpCode ?? undefined;
+	// A timeout that fires while the body is still arriving aborts the stream.
+	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout|timed out|aborted/i.test(message);
+	if (code && code in NEVER_CONNECTED) return { kind: 'noAnswer', reason: NEVER_CONNECTED[code], reachedService: false };
+	return { kind: 'noAnswer', reason: timedOut ? 'the request timed out' : 'the connection was dropped before an answer came', reachedService: true };
 }
 
 export async function send(context: IExecuteFunctions | IPollFunctions, target: SendTarget, request: ApiRequest): Promise<Answer> {

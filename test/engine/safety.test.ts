@@ -34,7 +34,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: .* \[item 0\]$/);
 		expect(error?.description).toContain('unknown_1');
-		expect(error?.description).toMatch(/check this transfer in the dashboard/i);
+		expect(error?.description).toMatch(/Look up Transfer ID unknown_1 in the dashboard/);
 		expect(sentIds()).toEqual(['unknown_1']);
 	});
 

@@ -62,6 +62,7 @@ test('filters: mode, impact, scheduled and entity code', async () => {
 	addIncident({ mode: 'UPI', impact: 'HIGH', isScheduled: true, entityCode: 'BANKY' });
 	addIncident({ mode: 'UPI', impact: 'HIGH', isScheduled: false, entityCode: 'BANKZ' });
 	const filters = { mode: 'upi, imps', impact: 'HIGH', scheduled: 'unscheduled', entityCode: 'BANKY' };
+	service.sandbox.clearRequests();
 	const { items } = await runPoll({ ...both, filters }, service.credentials(), { staticData: start.staticData });
 	expect(ids(items)).toEqual([`new:${wanted.id}`]);
 	expect(service.sandbox.requests().every((request) => request.query.entityCode === 'BANKY')).toBe(true);

@@ -59,7 +59,7 @@ export function nodeFor(row: TriggerRow): { type: string; parameters: INodeParam
 	);
 	for (const [name, value] of Object.entries(apiFields(row))) {
 		// An empty value reaches a node from data (n8n refuses to run a literally empty required field).
-		const given = value === '' ? '={{ "" }}' : (value as string);
+		const given = value === '' || value === undefined ? '={{ "" }}' : (value as string);
 		if (optional.has(name)) additionalFields[name] = given;
 		else parameters[name] = given;
 	}

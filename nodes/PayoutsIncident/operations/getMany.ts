@@ -1,4 +1,4 @@
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 
@@ -9,6 +9,8 @@ import type { PayoutOperation } from '../../shared/types';
 const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
 const MAX_WINDOW_DAYS = 7;
 const MAX_AGE_DAYS = 90;
+
+const isTimeOrEmpty = (value: unknown) => value === undefined || DateTime.isDateTime(value);
 
 /**
  * The incident window of the interface document: start not after end, at most 7 days, start
@@ -24,6 +26,8 @@ function schema(clock: Clock) {
 			entityCode: text({}),
 		})
 		.superRefine(({ startTime, endTime }, ctx) => {
+			// zod runs this even when a time failed its own rule: judge the window only on real times.
+			if (!isTimeOrEmpty(startTime) || !isTimeOrEmpty(endTime)) return;
 			const start: DateTime = startTime ?? clock.now.startOf('day');
 			const end: DateTime = endTime ?? clock.now.endOf('day');
 			const issue = (field: 'startTime' | 'endTime', message: string) =>

@@ -22,7 +22,7 @@ const schema = z
 		tokenPANSequenceNumber: text({ max: 3, ...fields.alphanumeric }),
 	})
 	.superRefine((card, ctx) => {
-		if (card.tokenExpiry !== undefined && card.networkType !== 'NETWORK_B') {
+		if (typeof card.tokenExpiry === 'string' && card.networkType !== 'NETWORK_B') {
 			ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['tokenExpiry'], message: "applies only to NETWORK_B: set 'Network Type' to NETWORK_B or remove it" });
 		}
 	});
