@@ -197,6 +197,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	}
 
 	// 3. Output in input order, paired with the input item.
+	const errorOutput = node.onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];
 	for (let index = 0; index < items.length; index++) {
 		const outcome = outcomes.get(index);
@@ -204,7 +205,8 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		if ('items' in outcome) {
 			for (const json of outcome.items) output.push({ json, pairedItem: { item: index } });
 		} else {
-			output.push({ json: errorItem(outcome.failure, planned.find((entry) => entry.index === index)?.params), pairedItem: { item: index } });
+			const params = planned.find((entry) => entry.index === index)?.params;
+			output.push({ json: errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params), pairedItem: { item: index } });
 		}
 	}
 	return [output];
@@ -260,6 +262,16 @@ function errorItem(failure: Failure, params: Params | undefined): IDataObject {
 	};
 	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
 	return item;
+}
+
+/**
+ * For On Error "Continue (using error output)": n8n routes an item whose only field is `error`
+ * to the error output and adds the input item's fields to it, so the failed row arrives whole,
+ * with the details under `error`.
+ */
+function errorOutputItem(failure: Failure, params: Params | undefined): IDataObject {
+	const { error, message, ...details } = errorItem(failure, params);
+	return { error: { message: error, serviceMessage: message, ...details } };
 }
 
 function dryRunItem(operation: PayoutOperation, target: SendTarget, request: ApiRequest): IDataObject {

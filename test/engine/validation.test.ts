@@ -133,3 +133,30 @@ test('an expression that fails for one item is that item\'s error, and nothing i
 	expect(error?.message).toMatch(/\[item 1\]$/);
 	expect(service.sandbox.requests()).toEqual([]);
 });
+
+// n8n adds the input row's fields to each error-output item when the node has a previous node
+// (the end-to-end CSV example shows it); here the node is first, so the item is the error alone.
+test('under "Continue (using error output)" a failed row arrives on the error output with the details under error', async () => {
+	const node = {
+		type: 'payoutsTransfer',
+		errorOutput: true,
+		parameters: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.id }}', transferMode: 'banktransfer' },
+	};
+	const rows = [
+		{ beneId: seed.beneficiaries.verified, amount: 10, id: 'split_a' },
+		{ beneId: seed.beneficiaries.verified, amount: 0.5, id: 'split_b' },
+		{ beneId: seed.unknownBeneId, amount: 12, id: 'split_c' },
+	];
+	const { error, items, errorItems } = await runNode(node, rows, service.credentials());
+	expect(error).toBeUndefined();
+	expect(items.map((item) => item.json.transferId)).toEqual(['split_a']);
+	expect(errorItems.map((item) => item.json)).toEqual([
+		{
+			error: { message: "'Amount' must be at least 1.00 [item 1]", serviceMessage: "'Amount' must be at least 1.00 [item 1]", status: 'ERROR', subCode: null, hint: "Correct 'Amount' in item 1. Nothing was sent for this item." },
+		},
+		{
+			error: { message: 'Beneficiary does not exist [item 2]', serviceMessage: 'Beneficiary does not exist', status: 'ERROR', subCode: '404', hint: expect.stringContaining("No beneficiary has this 'Beneficiary ID'"), transferId: 'split_c' },
+		},
+	]);
+	expect(errorItems.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+});

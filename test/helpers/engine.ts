@@ -188,6 +188,8 @@ export interface NodeUnderTest {
 	parameters: Record<string, unknown>;
 	name?: string;
 	continueOnFail?: boolean;
+	/** "Continue (using error output)": failed items on a second output. */
+	errorOutput?: boolean;
 	retryOnFail?: boolean;
 	maxTries?: number;
 	waitBetweenTries?: number;
@@ -204,6 +206,7 @@ export function payoutsNode(node: NodeUnderTest): INode {
 		parameters: node.parameters as INodeParameters,
 		credentials: { payoutsApi: { id: '1', name: 'Payouts account' } },
 		...(node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(node.errorOutput ? { onError: 'continueErrorOutput' as const } : {}),
 		...(node.retryOnFail ? { retryOnFail: true, maxTries: node.maxTries ?? 2, waitBetweenTries: node.waitBetweenTries ?? 0 } : {}),
 	};
 }
@@ -211,7 +214,7 @@ export function payoutsNode(node: NodeUnderTest): INode {
 /** Runs one of our nodes over the given input items. */
 export async function runNode(node: NodeUnderTest, input: IDataObject[], credentials: ICredentialDataDecryptedObject, extra: Partial<RunWorkflowOptions> = {}) {
 	const result = await runWorkflow({ nodes: [payoutsNode(node)], input, credentials: { payoutsApi: credentials }, ...extra });
-	return { ...result, items: result.output(node.name ?? 'Payouts') };
+	return { ...result, items: result.output(node.name ?? 'Payouts'), errorItems: result.output(node.name ?? 'Payouts', 1) };
 }
 
 /** n8n-core keeps a 60 s timer alive after first use; stop it so jest can exit. */
