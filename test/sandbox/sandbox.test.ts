@@ -1,0 +1,221 @@
+/**
+ * The sandbox over real HTTP: every row of the interface document's error tables is reachable
+ * with the request the README names (in both HTTP styles), money moves once, defaults and window
+ * rules hold, faults do what they say, and bad input never crashes or hangs it.
+ */
+import net from 'node:net';
+
+import { seed, startSandbox, triggers } from '../helpers/sandbox';
+import type { Sandbox } from '../helpers/sandbox';
+
+type Trigger = (typeof triggers)[number];
+
+async function send(sandbox: Sandbox, request: Trigger['request'], extraHeaders: Record<string, string> = {}) {
+	const url = new URL(request.path, sandbox.baseUrl);
+	for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, String(value));
+	const headers: Record<string, string> = { 'content-type': 'application/json', ...request.headers, ...extraHeaders };
+	if (request.token !== null && !request.path.startsWith('/verification')) headers.authorization = `Bearer ${request.token ?? seed.credentials.accessToken}`;
+	const response = await fetch(url, { method: request.method, headers, body: request.body ? JSON.stringify(request.body) : undefined });
+	const text = await response.text();
+	let body: Record<string, unknown> | undefined;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		body = undefined;
+	}
+	return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, body };
+}
+
+/** The rows of section 7 of the interface document, by operation, subCode and status. */
+const documentRows: Record<string, string[]> = {
+	cardTransfer: ['200 SUCCESS', '201 PENDING', '400 ERROR', '403 ERROR', '403 ERROR', '412 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR'],
+	standardTransfer: [
+		'200 SUCCESS', '201 SUCCESS', '201 PENDING', '201 PENDING', '201 ERROR', '202 PENDING',
+		...Array(16).fill('400 ERROR'),
+		'403 ERROR', '403 ERROR', '404 ERROR', '412 ERROR',
+		...Array(6).fill('422 ERROR'),
+	],
+	internalTransfer: ['200 SUCCESS', '403 ERROR', '404 ERROR', '422 ERROR'],
+	getBeneficiary: ['200 SUCCESS', '403 ERROR', '403 ERROR', '404 ERROR', '412 ERROR'],
+	getIncidents: ['200 SUCCESS', '403 ERROR', '403 ERROR', '403 ERROR', '412 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '422 ERROR', '520 ERROR'],
+	getPaylinkStatus: ['200 SUCCESS', '404 ERROR'],
+};
+
+test('the trigger table has one distinct row for every row of the document\'s error tables', () => {
+	for (const [operation, rows] of Object.entries(documentRows)) {
+		const mine = triggers.filter((row) => row.operation === operation);
+		expect({ operation, rows: mine.map((row) => `${row.subCode} ${row.status}`).sort() }).toEqual({ operation, rows: [...rows].sort() });
+		expect(new Set(mine.map((row) => `${row.subCode} ${row.message}`)).size).toBe(mine.length);
+	}
+});
+
+describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await startSandbox({ httpStyle });
+	});
+	afterAll(() => sandbox.close());
+	beforeEach(() => sandbox.reset());
+
+	test.each(triggers.map((row) => [row.id, row] as const))('%s', async (_, row) => {
+		const answer = await send(sandbox, row.request);
+		expect(answer.status).toBe(httpStyle === 'mirror' ? Number(row.subCode) : 200);
+		if (row.operation === 'generateToken' && row.status === 'SUCCESS') {
+			expect(Object.keys(answer.body ?? {}).sort()).toEqual(['access_token', 'expiry', 'reference_id', 'verification_id']);
+			return;
+		}
+		expect(answer.body).toMatchObject({ status: row.status, subCode: row.subCode });
+		if (row.message.includes('<n>')) expect(answer.body?.message).toMatch(new RegExp(`^${row.message.replace('<n>', '\\d+')}$`));
+		else expect(answer.body?.message).toBe(row.message);
+		if (row.status === 'ERROR') expect(answer.body?.data).toBeUndefined();
+	});
+});
+
+describe('the service', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+	});
+	afterAll(() => sandbox.close());
+	beforeEach(() => sandbox.reset());
+
+	const transfer = (transferId: string, amount = 150) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.verified, amount, transferId } });
+
+	test('a transfer moves the balance once; the same transferId again moves nothing', async () => {
+		const before = sandbox.state().balances.main;
+		expect((await send(sandbox, transfer('once_only_1'))).body?.status).toBe('SUCCESS');
+		expect((await send(sandbox, transfer('once_only_1'))).body?.message).toBe('Transfer Id already exists');
+		expect(sandbox.state().balances.main).toBeCloseTo(before - 150, 2);
+		expect(sandbox.state().transfers).toHaveLength(1);
+	});
+
+	test("a card transfer's 200 is declared text/plain; its data has the document's fields", async () => {
+		const answer = await send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success1, amount: '12.50', transferId: 'card_ct_1', cardType: 'CREDIT' } });
+		expect(answer.contentType).toMatch(/^text\/plain/);
+		expect(answer.body?.data).toEqual({ referenceId: expect.any(String), utr: expect.any(String), acknowledged: 1 });
+	});
+
+	test('defaults: cardType CREDIT, transferMode banktransfer, incidents UNRESOLVED of today', async () => {
+		await send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success2, amount: '5', transferId: 'card_default_1', cardType: '' } });
+		await send(sandbox, transfer('std_default_1'));
+		expect(sandbox.state().transfers.map((record) => record.cardType ?? record.transferMode)).toEqual(['CREDIT', 'banktransfer']);
+		const listed = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents' });
+		const incidents = (listed.body?.data as { incidents: Array<{ isResolved: boolean; createdAt: string }> }).incidents;
+		expect(incidents.length).toBeGreaterThan(0);
+		const today = new Date().toISOString().slice(0, 10);
+		expect(incidents.every((incident) => !incident.isResolved && incident.createdAt.startsWith(today))).toBe(true);
+	});
+
+	test('incidents: the paylink and incident query parameters, a 7-day window within 90 days', async () => {
+		const day = (days: number) => new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
+		const week = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'ALL', startTime: `${day(6)} 00:00:00`, endTime: `${day(0)} 23:59:59`, entityCode: 'HDFC' } });
+		const incidents = (week.body?.data as { incidents: Array<{ entityCode: string }> }).incidents;
+		expect(incidents.length).toBeGreaterThan(0);
+		expect(incidents.every((incident) => incident.entityCode === 'HDFC')).toBe(true);
+		const old = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { startTime: `${day(91)} 00:00:00`, endTime: `${day(88)} 00:00:00` } });
+		expect(old.body?.subCode).toBe('422');
+	});
+
+	test('an OAuth code works once', async () => {
+		const request = triggers.find((row) => row.id === 'token-200')!.request;
+		expect((await send(sandbox, request)).status).toBe(200);
+		expect((await send(sandbox, request)).body?.message).toMatch(/invalid or already used/);
+	});
+
+	describe('faults', () => {
+		test('drop-after: the transfer happens, the client gets no answer', async () => {
+			sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+			await expect(send(sandbox, transfer('dropped_after_1'))).rejects.toThrow();
+			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['dropped_after_1']);
+		});
+
+		test('drop-before: nothing happens', async () => {
+			await expect(send(sandbox, transfer('dropped_before_1'), { 'x-sandbox-fault': 'drop-before' })).rejects.toThrow();
+			expect(sandbox.state().transfers).toEqual([]);
+		});
+
+		test('html-500, error-520, malformed-json and empty-body answer as named', async () => {
+			expect(await send(sandbox, transfer('f1'), { 'x-sandbox-fault': 'html-500' })).toMatchObject({ status: 502, contentType: expect.stringMatching(/text\/html/) });
+			expect((await send(sandbox, transfer('f2'), { 'x-sandbox-fault': 'error-520' })).body).toMatchObject({ status: 'ERROR', subCode: '520' });
+			const malformed = await send(sandbox, transfer('f3'), { 'x-sandbox-fault': 'malformed-json' });
+			expect(malformed.body).toBeUndefined();
+			expect(malformed.text.startsWith('{')).toBe(true);
+			expect((await send(sandbox, transfer('f4'), { 'x-sandbox-fault': 'empty-body' })).text).toBe('');
+			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['f3', 'f4']);
+		});
+
+		test('latency by header, and a rule that matches one transferId only', async () => {
+			sandbox.configure({ faults: [{ fault: 'error-520', match: { transferId: 'only_this' } }] });
+			expect((await send(sandbox, transfer('not_this'))).body?.status).toBe('SUCCESS');
+			expect((await send(sandbox, transfer('only_this'))).body?.subCode).toBe('520');
+			const started = Date.now();
+			await send(sandbox, transfer('slow_1'), { 'x-sandbox-fault': 'latency;latencyMs=150' });
+			expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+		});
+
+		test('stall: headers and half a body, then nothing until the client gives up; close() is prompt', async () => {
+			const stalled = await startSandbox({ faults: [{ fault: 'stall' }] });
+			const controller = new AbortController();
+			const timer = setTimeout(() => controller.abort(), 300);
+			const response = await fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { authorization: `Bearer ${seed.credentials.accessToken}` }, body: JSON.stringify({ beneId: seed.beneficiaries.verified, amount: 10, transferId: 'stall_1' }), signal: controller.signal });
+			await expect(response.text()).rejects.toThrow();
+			clearTimeout(timer);
+			const hanging = fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { authorization: `Bearer ${seed.credentials.accessToken}` }, body: JSON.stringify({ beneId: seed.beneficiaries.verified, amount: 10, transferId: 'stall_2' }) }).then((answer) => answer.text()).catch(() => 'closed');
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			const closing = Date.now();
+			await stalled.close();
+			expect(Date.now() - closing).toBeLessThan(2000);
+			await hanging;
+		});
+	});
+
+	describe('bad input to the sandbox itself', () => {
+		test('a body that is not JSON, wrong types, an oversized body, an unknown path', async () => {
+			const auth = { authorization: `Bearer ${seed.credentials.accessToken}` };
+			const notJson = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"beneId": ' });
+			expect(notJson.status).toBe(422);
+			expect(await notJson.json()).toMatchObject({ status: 'ERROR', subCode: '422' });
+			const wrongTypes = await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: 42, amount: 'lots', transferId: ['x'] } });
+			expect(wrongTypes.body).toMatchObject({ status: 'ERROR', subCode: '422' });
+			const huge = await fetch(`${sandbox.baseUrl}/payout/v1/cardpay`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ token: 'x'.repeat(2 * 1024 * 1024) }) });
+			expect(await huge.json()).toMatchObject({ status: 'ERROR' });
+			const unknown = await fetch(`${sandbox.baseUrl}/payout/v9/nothing`);
+			expect(unknown.status).toBe(404);
+			expect(sandbox.state().transfers).toEqual([]);
+		});
+
+		test('a raw socket that sends garbage does not take it down', async () => {
+			const reply = await new Promise<string>((resolve) => {
+				let received = '';
+				const socket = net.connect(Number(new URL(sandbox.baseUrl).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+				socket.on('data', (chunk) => {
+					received += chunk;
+					socket.destroy();
+				});
+				socket.on('close', () => resolve(received));
+				socket.on('error', () => resolve(received));
+			});
+			expect(reply).toMatch(/^HTTP\/1\.1 400/);
+			expect((await send(sandbox, transfer('after_garbage'))).body?.status).toBe('SUCCESS');
+		});
+	});
+
+	test('500 concurrent requests, all answered, money moved exactly once each', async () => {
+		const answers = await Promise.all(Array.from({ length: 500 }, (_, index) => send(sandbox, transfer(`load_${index}`, 1))));
+		expect(answers.filter((answer) => answer.body?.status === 'SUCCESS')).toHaveLength(500);
+		expect(sandbox.state().transfers).toHaveLength(500);
+	});
+
+	test('the inspection interface over HTTP: requests, state, config, reset', async () => {
+		await send(sandbox, transfer('inspect_1'));
+		const log = (await (await fetch(`${sandbox.baseUrl}/__sandbox/requests`)).json()) as unknown[];
+		expect(log).toEqual([expect.objectContaining({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: expect.objectContaining({ transferId: 'inspect_1' }), headers: expect.objectContaining({ authorization: expect.any(String) }) })]);
+		expect(((await (await fetch(`${sandbox.baseUrl}/__sandbox/state`)).json()) as { transfers: unknown[] }).transfers).toHaveLength(1);
+		await fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify({ httpStyle: 'always200' }) });
+		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(200);
+		await fetch(`${sandbox.baseUrl}/__sandbox/reset`, { method: 'POST' });
+		expect(sandbox.requests()).toEqual([]);
+		expect(sandbox.state().transfers).toEqual([]);
+		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
+	});
+});
