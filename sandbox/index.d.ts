@@ -52,6 +52,8 @@ export interface SandboxState {
 	balances: Record<string, number>;
 	rechargeBalances: Record<string, number>;
 	transfers: Array<{ operation: string; transferId: string; amount: number; status: string; account: string; [key: string]: unknown }>;
+	/** transfers.length */
+	count: number;
 	usedAuthCodes: string[];
 	maxInFlight: number;
 }
@@ -83,7 +85,7 @@ export declare function startSandbox(options?: SandboxOptions): Promise<Sandbox>
 export declare const triggers: TriggerRow[];
 export declare const seed: {
 	credentials: { accessToken: string; clientId: string; clientSecret: string; apiVersion: string };
-	tokens: Record<'expired' | 'apisDisabled' | 'ipRestricted' | 'lowBalance' | 'accountLimit' | 'internalNotConfigured', string>;
+	tokens: Record<'expired' | 'apisDisabled' | 'ipRestricted' | 'lowBalance' | 'accountLimit' | 'limited' | 'internalNotConfigured', string>;
 	beneficiaries: Record<
 		'verified' | 'verified2' | 'newlyAdded' | 'modeNotAllowed' | 'blocked' | 'limitReached' | 'badBankAccount' | 'badIfsc' | 'bankFails' | 'walletFails' | 'scheduled' | 'awaitingConfirmation' | 'pendingAtBank' | 'noBankResponse' | 'accepted',
 		string

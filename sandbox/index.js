@@ -75,8 +75,12 @@ async function startSandbox(options = {}) {
 		reset();
 		return { reset: true };
 	});
-	app.post('/__sandbox/config', async (request) => {
-		configure(JSON.parse(request.body || '{}'));
+	app.post('/__sandbox/config', async (request, response) => {
+		try {
+			configure(JSON.parse(request.body || '{}'));
+		} catch (failure) {
+			return response.code(400).send({ error: failure.message });
+		}
 		return config;
 	});
 	app.get('/__sandbox/state', async () => snapshot());
@@ -143,12 +147,20 @@ async function startSandbox(options = {}) {
 		maxInFlight = 0;
 	}
 
+	/** Checked before anything changes: a bad change leaves the configuration as it was. */
 	function configure(change = {}) {
+		if (change === null || typeof change !== 'object') throw new Error('configure takes an object { httpStyle, faults, latencyMs, latencyJitterMs }');
 		if (change.httpStyle !== undefined && !HTTP_STYLES.includes(change.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
-		config = { ...config, ...structuredClone(change) };
-		for (const fault of config.faults) {
-			if (!(fault.fault in FAULTS) && fault.fault !== 'latency') throw new Error(`unknown fault ${fault.fault}`);
+		if (change.faults !== undefined && !Array.isArray(change.faults)) throw new Error('faults must be an array of rules');
+		for (const fault of change.faults ?? []) {
+			if (!fault || (!(fault.fault in FAULTS) && fault.fault !== 'latency')) throw new Error(`unknown fault ${fault?.fault}; known: latency, ${Object.keys(FAULTS).join(', ')}`);
 		}
+		for (const key of ['latencyMs', 'latencyJitterMs']) {
+			if (change[key] !== undefined && !(Number.isFinite(change[key]) && change[key] >= 0)) throw new Error(`${key} must be a number of milliseconds`);
+		}
+		const { httpStyle, faults, latencyMs, latencyJitterMs } = structuredClone(change);
+		const known = Object.fromEntries(Object.entries({ httpStyle, faults, latencyMs, latencyJitterMs }).filter(([, value]) => value !== undefined));
+		config = { ...config, ...known };
 	}
 
 	function snapshot() {
@@ -156,6 +168,7 @@ async function startSandbox(options = {}) {
 			balances: Object.fromEntries(Object.values(state.accounts).map((account) => [account.name, account.balance / 100])),
 			rechargeBalances: Object.fromEntries(Object.entries(state.rechargeAccounts).map(([id, account]) => [id, account.balance / 100])),
 			transfers: state.transfers.map((transfer) => ({ ...transfer })),
+			count: state.transfers.length,
 			usedAuthCodes: [...state.usedAuthCodes],
 			maxInFlight,
 		};

@@ -20,6 +20,8 @@ const tokens = {
 	ipRestricted: 'sandbox-token-ip-restricted',
 	lowBalance: 'sandbox-token-low-balance',
 	accountLimit: 'sandbox-token-account-limit',
+	/** The same account as accountLimit (the name the brief used). */
+	limited: 'sandbox-token-account-limit',
 	internalNotConfigured: 'sandbox-token-internal-not-configured',
 };
 

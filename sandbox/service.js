@@ -16,6 +16,7 @@ const error = (subCode, message) => ({ status: 'ERROR', subCode, message });
 /** The messages of the document's error tables, and the sandbox's own where it has none. */
 const M = {
 	tokenMissing: 'Token missing in the request (expected format Bearer <ACCESS_TOKEN>)',
+	tokenMissingIncidents: 'Token missing in the request',
 	tokenInvalid: 'Token is not valid',
 	apisDisabled: 'APIs not enabled. Please raise a request through the support form at https://payouts.example.com/support to enable payout APIs',
 	ipNotWhitelisted: 'IP not whitelisted',
@@ -151,9 +152,9 @@ function firstBrokenRule(operation, body) {
 }
 
 /** Section 5: the bearer token, the account's switches, the caller allow-list. */
-function authenticate(state, headers, { ipMessage = M.ipNotWhitelisted } = {}) {
+function authenticate(state, headers, { ipMessage = M.ipNotWhitelisted, missingMessage = M.tokenMissing } = {}) {
 	const header = headers.authorization;
-	if (!header || !/^Bearer\s+\S+/i.test(header)) return { answer: error('412', M.tokenMissing) };
+	if (!header || !/^Bearer\s+\S+/i.test(header)) return { answer: error('412', missingMessage) };
 	const account = state.accounts[header.replace(/^Bearer\s+/i, '').trim()];
 	if (!account) return { answer: error('403', M.tokenInvalid) };
 	if (!account.apisEnabled) return { answer: error('403', M.apisDisabled) };
@@ -268,7 +269,7 @@ function getBeneficiary(state, { headers, params }) {
 }
 
 function getIncidents(state, { headers, query, now, timezone }) {
-	const { answer } = authenticate(state, headers, { ipMessage: M.ipNotWhitelistedIncidents });
+	const { answer } = authenticate(state, headers, { ipMessage: M.ipNotWhitelistedIncidents, missingMessage: M.tokenMissingIncidents });
 	if (answer) return answer;
 	const status = query.status ?? 'UNRESOLVED';
 	if (!['RESOLVED', 'UNRESOLVED', 'ALL'].includes(status)) return error('422', M.statusInvalid);

@@ -93,7 +93,7 @@ const rows = [
 	['incidents-403-token', 'getIncidents', '403', 'ERROR', M.tokenInvalid, incidents({}, { token: T.expired })],
 	['incidents-403-ip', 'getIncidents', '403', 'ERROR', M.ipNotWhitelistedIncidents, incidents({}, { token: T.ipRestricted })],
 	['incidents-403-apis', 'getIncidents', '403', 'ERROR', M.apisDisabled, incidents({}, { token: T.apisDisabled })],
-	['incidents-412-token-missing', 'getIncidents', '412', 'ERROR', M.tokenMissing, incidents({}, { token: null })],
+	['incidents-412-token-missing', 'getIncidents', '412', 'ERROR', M.tokenMissingIncidents, incidents({}, { token: null })],
 	['incidents-422-status', 'getIncidents', '422', 'ERROR', M.statusInvalid, incidents({ status: 'OPEN' })],
 	['incidents-422-order', 'getIncidents', '422', 'ERROR', M.startAfterEnd, incidents({ startTime: daysAgo(1), endTime: daysAgo(2) })],
 	['incidents-422-window', 'getIncidents', '422', 'ERROR', M.window, incidents({ startTime: daysAgo(10), endTime: daysAgo(1) })],
