@@ -61,7 +61,7 @@ async function startSandbox(options = {}) {
 
 	app.setErrorHandler((failure, _request, response) => {
 		const tooLarge = failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-		return envelopeReply(response, error(tooLarge ? '413' : '422', tooLarge ? ownMessages.tooLarge : ownMessages.badJson));
+		return envelopeReply(response, error('422', tooLarge ? ownMessages.tooLarge : ownMessages.badJson));
 	});
 	app.setNotFoundHandler((_request, response) => response.code(404).header('content-type', 'text/plain').send('Not Found'));
 

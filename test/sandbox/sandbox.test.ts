@@ -77,6 +77,91 @@ describe('the service', () => {
 		expect((await send(sandbox, request)).body?.message).toMatch(/invalid or already used/);
 	});
 
+	test('authentication: no header 412, a header without Bearer 412, an unknown token 403, on every payout path', async () => {
+		const paths = ['/payout/v1/cardpay', '/payout/v1.2/requestTransfer', '/payout/v1/internalTransfer'];
+		for (const path of paths) {
+			expect((await send(sandbox, { method: 'POST', path, body: {}, token: null })).body).toMatchObject({ status: 'ERROR', subCode: '412' });
+			expect((await send(sandbox, { method: 'POST', path, body: {}, token: null }, { authorization: seed.credentials.accessToken })).body?.subCode).toBe('412');
+			expect((await send(sandbox, { method: 'POST', path, body: {}, token: 'no-such-token' })).body).toMatchObject({ subCode: '403', message: 'Token is not valid' });
+		}
+		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getPaylinkStatus`, query: { paylinkId: seed.paylinks.active }, token: null })).status).toBe(412);
+		// The token endpoint does not use the bearer token.
+		const tokenRow = triggers.find((row) => row.id === 'token-200')!.request;
+		expect((await send(sandbox, { ...tokenRow, token: 'whatever' })).status).toBe(200);
+	});
+
+	test('field rules the document states without an error row answer 422 with the sandbox\'s own message', async () => {
+		const card = (body: Record<string, unknown>) => send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success1, amount: '10.00', transferId: 'card_rule_1', cardType: 'DEBIT', ...body } });
+		const cases: Array<[string, Record<string, unknown>]> = [
+			['remarks', { remarks: 'x'.repeat(71) }],
+			['remarks', { remarks: 'no-hyphens!' }],
+			['cryptogram', { networkType: 'NETWORK_B', cryptogram: 'c'.repeat(601) }],
+			['tokenExpiry', { networkType: 'NETWORK_B', tokenExpiry: '2030/12' }],
+			['tokenExpiry', { networkType: 'NETWORK_B', tokenExpiry: null }],
+			['tokenPANSequenceNumber', { tokenPANSequenceNumber: '1234' }],
+			['transferId', { transferId: 'a'.repeat(41) }],
+			['amount', { amount: 10 }],
+		];
+		for (const [field, body] of cases) {
+			const answer = await card(body);
+			expect({ field, body: answer.body }).toMatchObject({ field, body: { status: 'ERROR', subCode: '422', message: expect.stringContaining(`${field} is invalid`) } });
+		}
+		// Accepted edge values: 70 characters of remarks, 600 of cryptogram, YYYY-MM with NETWORK_B, 3-character PAN sequence.
+		const edge = await card({ remarks: 'a'.repeat(70), networkType: 'NETWORK_B', cryptogram: 'c'.repeat(600), tokenExpiry: '2030-12', tokenPANSequenceNumber: 'A01', transferId: 'a'.repeat(40) });
+		expect(edge.body?.status).toBe('SUCCESS');
+		// Standard and internal amounts are JSON numbers: a numeric string is refused.
+		expect((await send(sandbox, transfer('std_string_amount', '150' as unknown as number))).body).toMatchObject({ subCode: '422' });
+		expect((await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.verified, amount: 150, transferId: 'std_mode_1', transferMode: 'swift' } })).body?.message).toMatch(/transferMode is invalid/);
+		expect(sandbox.state().count).toBe(1);
+	});
+
+	test('internal transfer: generates a transferId when absent; the recharge account is credited once', async () => {
+		const answer = await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount: 25, rechargeAccount: seed.rechargeAccounts.configured } });
+		expect(answer.body).toMatchObject({ status: 'SUCCESS', subCode: '200', data: { transferId: expect.any(String) } });
+		expect(answer.body?.message).toMatch(/Internal Fund Transfer/);
+		expect(sandbox.state().rechargeBalances[seed.rechargeAccounts.configured]).toBe(25);
+		expect((await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount: 0.5, rechargeAccount: seed.rechargeAccounts.configured } })).body?.subCode).toBe('422');
+	});
+
+	test('the incident window: exactly 7 days passes, 7 days and 1 second does not, start after end, format', async () => {
+		const day = (days: number) => new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
+		const list = (query: Record<string, string>) => send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query });
+		expect((await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:00` })).body?.subCode).toBe('200');
+		expect((await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:01` })).body?.message).toMatch(/^Maximum time difference/);
+		expect((await list({ startTime: `${day(1)} 00:00:01`, endTime: `${day(1)} 00:00:00` })).body?.message).toMatch(/^startTime should be less than/);
+		expect((await list({ startTime: `${day(1)}T00:00:00` })).body?.message).toMatch(/^startTime should be of the format/);
+		expect((await list({ status: 'resolved' })).body?.message).toBe('Status is invalid');
+		const resolved = await list({ status: 'RESOLVED', startTime: `${day(6)} 00:00:00`, endTime: `${day(0)} 23:59:59` });
+		const incidents = (resolved.body?.data as { incidents: Array<{ isResolved: boolean; createdAt: string; resolvedAt: string }> }).incidents;
+		expect(incidents.length).toBeGreaterThan(0);
+		for (const incident of incidents) {
+			expect(incident.isResolved).toBe(true);
+			expect(incident.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+		}
+	});
+
+	test('reset restores balances, used transferIds and auth codes, faults, style and the log', async () => {
+		sandbox.configure({ httpStyle: 'always200', faults: [{ fault: 'error-520', match: { transferId: 'x' } }], latencyMs: 5 });
+		await send(sandbox, transfer('reset_1'));
+		await send(sandbox, triggers.find((row) => row.id === 'token-200')!.request);
+		sandbox.reset();
+		expect(sandbox.state()).toMatchObject({ transfers: [], count: 0, usedAuthCodes: [] });
+		expect(sandbox.state().balances.main).toBe(10000000);
+		expect(sandbox.requests()).toEqual([]);
+		expect((await send(sandbox, transfer('reset_1'))).body?.status).toBe('SUCCESS');
+		expect((await send(sandbox, transfer('x'))).body?.status).toBe('SUCCESS');
+		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
+		expect(() => sandbox.configure({ httpStyle: 'sometimes' as 'mirror' })).toThrow();
+		expect(() => sandbox.configure({ faults: [{ fault: 'gremlins' }] })).toThrow();
+	});
+
+	test('a whole-run latency delays every request', async () => {
+		sandbox.configure({ latencyMs: 60 });
+		const started = Date.now();
+		await Promise.all([send(sandbox, transfer('lat_1')), send(sandbox, transfer('lat_2'))]);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+	});
+
 	describe('faults', () => {
 		test('drop-after: the transfer happens, the client gets no answer', async () => {
 			sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
@@ -133,7 +218,8 @@ describe('the service', () => {
 			const wrongTypes = await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: 42, amount: 'lots', transferId: ['x'] } });
 			expect(wrongTypes.body).toMatchObject({ status: 'ERROR', subCode: '422' });
 			const huge = await fetch(`${sandbox.baseUrl}/payout/v1/cardpay`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ token: 'x'.repeat(2 * 1024 * 1024) }) });
-			expect(await huge.json()).toMatchObject({ status: 'ERROR' });
+			expect(huge.status).toBe(422);
+			expect(await huge.json()).toMatchObject({ status: 'ERROR', subCode: '422', message: expect.stringMatching(/too large/) });
 			const unknown = await fetch(`${sandbox.baseUrl}/payout/v9/nothing`);
 			expect(unknown.status).toBe(404);
 			expect(sandbox.state().transfers).toEqual([]);
