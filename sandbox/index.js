@@ -36,6 +36,7 @@ async function startSandbox(options = {}) {
 		latencyJitterMs: options.latencyJitterMs ?? 0,
 		faults: options.faults ?? [],
 	};
+	if (!HTTP_STYLES.includes(initial.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
 	const timezone = options.timezone ?? 'UTC';
 	let config = structuredClone(initial);
 	let state = seededState();

@@ -341,4 +341,23 @@ const operations = [
 	{ name: 'generateToken', method: 'POST', path: '/verification/oauth2/generate-token', handler: generateToken },
 ];
 
-module.exports = { operations, messages: M, ownMessages: OWN, TOKEN_ERRORS, error };
+/**
+ * Every answer by which the service refuses a field's value (as opposed to refusing the business:
+ * an unknown beneficiary, a low balance). A differential test uses it: what the nodes send must
+ * never be refused for its form.
+ */
+const fieldRuleMessages = new Set([
+	...Object.values(rules).flatMap((table) => table.map(([, , answer]) => answer.message)),
+	M.statusInvalid,
+	M.startFormat,
+	M.endFormat,
+	M.startAfterEnd,
+	M.window,
+	OWN.paylinkIdMissing,
+	OWN.badJson,
+	OWN.notAnObject,
+	OWN.tooLarge,
+	TOKEN_ERRORS.missingCode.body.message,
+]);
+
+module.exports = { operations, messages: M, ownMessages: OWN, TOKEN_ERRORS, error, fieldRuleMessages };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run sandbox [-- --port 5680 --http-style always200 --latency 30]`: the local payouts
+// `npm run sandbox [-- --port 5680 --http-style always200 --latency 30 --latency-jitter 10 --timezone UTC --log]`: the local payouts
 // service on 127.0.0.1, with the credentials to put into n8n. Ctrl-C stops it.
 const { startSandbox, seed } = require('../sandbox');
 
@@ -15,6 +15,9 @@ function flag(name, fallback) {
 		host: flag('host', '127.0.0.1'),
 		httpStyle: flag('http-style', 'mirror'),
 		latencyMs: Number(flag('latency', 0)),
+		latencyJitterMs: Number(flag('latency-jitter', 0)),
+		timezone: flag('timezone', 'UTC'),
+		logger: process.argv.includes('--log'),
 	});
 	console.log(`Payouts sandbox listening
   Base URL:          ${sandbox.baseUrl}

@@ -112,6 +112,14 @@ test('descriptive rows get concrete text: a support form, the paylink id, a refe
 	expect(byId['internal-200'].message).toMatch(/Reference <n>.*Internal Fund Transfer/);
 });
 
+test('the README carries the trigger table exactly as print-triggers.js prints it', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { table } = require('../../sandbox/print-triggers') as { table: () => string };
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const readme = (require('node:fs') as typeof import('node:fs')).readFileSync(`${__dirname}/../../README.md`, 'utf8');
+	expect(readme.includes(table())).toBe(true);
+});
+
 test('trigger ids are unique and requests use the API\'s own paths', () => {
 	expect(new Set(triggers.map((row) => row.id)).size).toBe(triggers.length);
 	for (const row of triggers) expect(row.request.path).toMatch(/^\/(payout\/v1(\.2)?|verification\/oauth2)\//);
