@@ -3,6 +3,7 @@
  * scanner, and the package.json rules for community nodes.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import packageJson from '../../package.json';
@@ -33,4 +34,13 @@ test('package.json follows the community node rules: no runtime dependencies, n8
 	expect(packageJson.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
 	// zod comes from n8n at run time: pin the line n8n ships (3.25) for development.
 	expect(packageJson.devDependencies.zod).toMatch(/^3\.25\./);
+});
+
+test("the README's error table is the one the nodes use (scripts/print-error-table.js)", async () => {
+	await run('npm', ['run', '--silent', 'build'], { cwd: root, env });
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { table } = require('../../scripts/print-error-table.js') as { table: () => string };
+	const readme = readFileSync(`${root}/README.md`, 'utf8');
+	const printed = readme.split('<!-- error-table:start -->\n')[1]?.split('\n<!-- error-table:end -->')[0];
+	expect(printed).toBe(table());
 });
