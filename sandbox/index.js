@@ -45,7 +45,7 @@ async function startSandbox(options = {}) {
 	let maxInFlight = 0;
 
 	// Ids in paths have no length limit in the document: fastify's default of 100 characters would answer 414.
-	const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, maxParamLength: 10000 });
+	const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, routerOptions: { maxParamLength: 10000 } });
 
 	// Every body is read as text and parsed here, whatever its declared content type, so that a
 	// body that is not JSON gets the service's envelope instead of a framework error.

@@ -17,6 +17,7 @@ import type {
 	INodeParameters,
 	INodeType,
 	INodeTypes,
+	IVersionedNodeType,
 	IRun,
 	IWorkflowExecuteAdditionalData,
 	IConnections,
@@ -24,34 +25,37 @@ import type {
 } from 'n8n-workflow';
 import { createDeferredPromise, createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
-import { PayoutsApi } from '../../credentials/PayoutsApi.credentials';
-import { PayoutsBeneficiary } from '../../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node';
-import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.node';
-import { PayoutsIncidentTrigger } from '../../nodes/PayoutsIncidentTrigger/PayoutsIncidentTrigger.node';
-import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node';
-import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node';
-import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
+// Explicit .ts: next to each X.node.ts lies its codex X.node.json, which a resolver that tries
+// .json before .ts (tsx, used by the benchmark) would load instead.
+import { PayoutsApi } from '../../credentials/PayoutsApi.credentials.ts';
+import { PayoutsBeneficiary } from '../../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node.ts';
+import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.node.ts';
+import { PayoutsIncidentTrigger } from '../../nodes/PayoutsIncidentTrigger/PayoutsIncidentTrigger.node.ts';
+import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
+import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
+import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
 export const PACKAGE = 'n8n-nodes-payouts';
 
 /** Node classes by the type name n8n gives them when the package is installed. */
-const nodeClasses: Record<string, INodeType> = {};
-export function registerNodeType(name: string, node: INodeType) {
-	nodeClasses[`${PACKAGE}.${name}`] = node;
+const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};
+export function registerNodeType(name: string, node: INodeType | IVersionedNodeType, packageName = PACKAGE) {
+	nodeClasses[`${packageName}.${name}`] = node;
 }
 for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth(), new PayoutsIncidentTrigger()]) {
 	registerNodeType(node.description.name, node);
 }
 
 const nodeTypes: INodeTypes = {
-	getByName: (type) => lookup(type),
-	getByNameAndVersion: (type) => lookup(type),
+	getByName: (type) => nodeClasses[type] ?? lookup(type),
+	getByNameAndVersion: (type, version) => lookup(type, version),
 	getKnownTypes: () => Object.fromEntries(Object.keys(nodeClasses).map((type) => [type, { className: type, sourcePath: '' }])),
 };
-function lookup(type: string): INodeType {
+function lookup(type: string, version?: number): INodeType {
 	const node = nodeClasses[type];
 	if (!node) throw new Error(`Unknown node type ${type}`);
-	return node;
+	// A versioned node type (such as n8n's HTTP Request node) holds one class per version.
+	return 'nodeVersions' in node ? node.getNodeType(version) : node;
 }
 
 const credentialTypes: Record<string, ICredentialType> = { payoutsApi: new PayoutsApi() };

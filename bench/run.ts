@@ -1,0 +1,253 @@
+/**
+ * `npm run bench`: throughput and cost of the payouts nodes in n8n's engine (in-process) against
+ * the sandbox on loopback with an injected latency L standing for the service, as ratios against
+ * baselines measured in the same run: n8n's own HTTP Request node set up as a user would, and a
+ * bare HTTP loop at the same concurrency. Prints one table and writes the same figures as JSON.
+ *
+ *   BENCH_N (2000)  BENCH_LATENCY_MS (30)  BENCH_VALIDATION_ITEMS (100000)  BENCH_MEMORY_ITEMS (50000)
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { DateTime } from 'luxon';
+import type { IDataObject, INodeType } from 'n8n-workflow';
+
+import { standardTransfer } from '../nodes/PayoutsTransfer/operations/standardTransfer';
+import { registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
+import type { NodeUnderTest } from '../test/helpers/engine';
+import { payoutsNode } from '../test/helpers/engine';
+import { seed, startSandbox } from '../test/helpers/sandbox';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const n8n = require('../scripts/n8n.js');
+
+const N = Number(process.env.BENCH_N ?? 2000);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 30);
+const VALIDATION_ITEMS = Number(process.env.BENCH_VALIDATION_ITEMS ?? 100000);
+const MEMORY_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? 50000);
+const ROOT = path.join(__dirname, '..');
+
+type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+interface Row {
+	scenario: string;
+	runner: string;
+	concurrency: number | 'all';
+	items: number;
+	seconds: number;
+	itemsPerSecond: number;
+	vsHttpRequestNode?: number;
+	vsBareLoop?: number;
+	ofLatencyLimit?: number;
+}
+
+/** n8n's HTTP Request node, from the n8n that `npm start` installs (n8n-nodes-base ships with it). */
+function loadHttpRequestNode(): boolean {
+	const file = path.join(n8n.RUNTIME_DIR, 'node_modules', 'n8n-nodes-base', 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
+	if (!fs.existsSync(file)) return false;
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { HttpRequest } = require(file) as { HttpRequest: new () => INodeType };
+	registerNodeType('httpRequest', new HttpRequest(), 'n8n-nodes-base');
+	return true;
+}
+
+const transferRows = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => ({ beneId: seed.beneficiaries.verified, amount: 1 + (index % 50), transferId: `${prefix}_${index}` }));
+const beneficiaryRows = (count: number) => Array.from({ length: count }, () => ({ beneId: seed.beneficiaries.verified }));
+
+async function timed(action: () => Promise<number>) {
+	const started = process.hrtime.bigint();
+	const items = await action();
+	return { items, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+async function runOurs(sandbox: Sandbox, node: NodeUnderTest, input: IDataObject[]) {
+	const credentials = { payoutsApi: { baseUrl: sandbox.baseUrl, verificationUrl: sandbox.verificationUrl, ...seed.credentials } };
+	const { output, error } = await runWorkflow({ nodes: [payoutsNode(node)], input, credentials });
+	if (error) throw new Error(`the node failed: ${error.message}`);
+	return output(node.name ?? 'Payouts').length;
+}
+
+async function runHttpRequestNode(sandbox: Sandbox, kind: 'transfer' | 'beneficiary', input: IDataObject[]) {
+	// Set up as a user would: the URL, the bearer header, the JSON body from the item's fields.
+	const parameters: IDataObject =
+		kind === 'transfer'
+			? {
+					method: 'POST',
+					url: `${sandbox.baseUrl}/payout/v1.2/requestTransfer`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${seed.credentials.accessToken}` }] },
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody: "={{ JSON.stringify({ beneId: $json.beneId, amount: $json.amount, transferId: $json.transferId, transferMode: 'banktransfer' }) }}",
+					options: {},
+				}
+			: {
+					method: 'GET',
+					url: `=${sandbox.baseUrl}/payout/v1/getBeneficiary/{{ $json.beneId }}`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${seed.credentials.accessToken}` }] },
+					options: {},
+				};
+	const node = { id: 'http-1', name: 'HTTP Request', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [0, 0] as [number, number], parameters };
+	const { output, error } = await runWorkflow({ nodes: [node as never], input });
+	if (error) throw new Error(`the HTTP Request node failed: ${error.message}`);
+	return output('HTTP Request').length;
+}
+
+/** The floor: node's own fetch, the same requests, the same concurrency, nothing else. */
+async function runBareLoop(sandbox: Sandbox, kind: 'transfer' | 'beneficiary', input: IDataObject[], concurrency: number) {
+	let next = 0;
+	const headers = { authorization: `Bearer ${seed.credentials.accessToken}`, 'content-type': 'application/json' };
+	const lane = async () => {
+		while (next < input.length) {
+			const row = input[next++];
+			const response =
+				kind === 'transfer'
+					? await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers, body: JSON.stringify({ ...row, transferMode: 'banktransfer' }) })
+					: await fetch(`${sandbox.baseUrl}/payout/v1/getBeneficiary/${row.beneId}`, { headers });
+			await response.json();
+		}
+	};
+	await Promise.all(Array.from({ length: concurrency }, lane));
+	return input.length;
+}
+
+function transferNode(concurrency?: number): NodeUnderTest {
+	return {
+		type: 'payoutsTransfer',
+		parameters: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: concurrency ? { concurrency } : {} },
+	};
+}
+function beneficiaryNode(concurrency?: number): NodeUnderTest {
+	return { type: 'payoutsBeneficiary', parameters: { operation: 'get', beneId: '={{ $json.beneId }}', options: concurrency ? { concurrency } : {} } };
+}
+
+async function throughput(sandbox: Sandbox, hasHttpNode: boolean): Promise<Row[]> {
+	const rows: Row[] = [];
+	const scenarios = [
+		{ scenario: `${N} standard transfers`, kind: 'transfer' as const, input: (tag: string) => transferRows(N, tag), node: transferNode, defaultConcurrency: 1 },
+		{ scenario: `${N} beneficiary lookups`, kind: 'beneficiary' as const, input: () => beneficiaryRows(N), node: beneficiaryNode, defaultConcurrency: 4 },
+	];
+	for (const { scenario, kind, input, node, defaultConcurrency } of scenarios) {
+		const add = (runner: string, concurrency: number | 'all', result: { items: number; seconds: number }) => {
+			const row: Row = { scenario, runner, concurrency, items: result.items, seconds: result.seconds, itemsPerSecond: result.items / result.seconds };
+			if (typeof concurrency === 'number') row.ofLatencyLimit = row.itemsPerSecond / (concurrency / (LATENCY_MS / 1000));
+			rows.push(row);
+			console.error(`  ${scenario}, ${runner}: ${row.itemsPerSecond.toFixed(1)} items/s`);
+			return row;
+		};
+		const fresh = () => sandbox.reset() ?? sandbox.configure({ latencyMs: LATENCY_MS });
+		fresh();
+		const http = hasHttpNode ? add("n8n's HTTP Request node", 'all', await timed(() => runHttpRequestNode(sandbox, kind, input('http')))) : undefined;
+		for (const concurrency of [...new Set([1, defaultConcurrency, 20])]) {
+			fresh();
+			const bare = add('bare HTTP loop', concurrency, await timed(() => runBareLoop(sandbox, kind, input(`bare${concurrency}`), concurrency)));
+			fresh();
+			const label = concurrency === defaultConcurrency ? 'payouts node (default)' : 'payouts node';
+			const ours = add(label, concurrency, await timed(() => runOurs(sandbox, node(concurrency === defaultConcurrency ? undefined : concurrency), input(`ours${concurrency}`))));
+			ours.vsBareLoop = ours.itemsPerSecond / bare.itemsPerSecond;
+			if (http) ours.vsHttpRequestNode = ours.itemsPerSecond / http.itemsPerSecond;
+		}
+	}
+	return rows;
+}
+
+/** (c) The node's validation of one standard-transfer item, over many items. */
+function validationCost() {
+	const clock = { timezone: 'UTC', now: DateTime.utc() };
+	const schema = standardTransfer.schema(clock);
+	const items = Array.from({ length: VALIDATION_ITEMS }, (_, index) => ({ beneId: seed.beneficiaries.verified, amount: (1 + (index % 5000) / 100).toFixed(2), transferId: `v_${index}`, transferMode: 'imps', remarks: 'November payout' }));
+	for (let index = 0; index < 2000; index++) schema.safeParse(items[index]);
+	const started = process.hrtime.bigint();
+	let valid = 0;
+	for (const item of items) if (schema.safeParse(item).success) valid++;
+	const microseconds = Number(process.hrtime.bigint() - started) / 1000 / items.length;
+	if (valid !== items.length) throw new Error('validation benchmark items should all be valid');
+	return { items: items.length, microsecondsPerItem: microseconds };
+}
+
+/** (d) Loading every node and credential class of the built package, in a fresh process, after what n8n already has loaded. */
+function loadTime() {
+	execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
+	const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+	const files = [...manifest.n8n.nodes, ...manifest.n8n.credentials].map((file: string) => path.join(ROOT, file));
+	const script = `require('n8n-workflow'); require('zod'); require('luxon');
+const t = process.hrtime.bigint();
+for (const file of ${JSON.stringify(files)}) { const m = require(file); for (const C of Object.values(m)) new C(); }
+console.log(Number(process.hrtime.bigint() - t) / 1e6);`;
+	const runs = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }).trim()));
+	return { classes: files.length, milliseconds: runs.sort((a, b) => a - b)[2], runs };
+}
+
+/** (e) Peak memory, and every input accounted for, for many items through the engine. */
+async function memoryAtScale() {
+	const sandbox = await startSandbox({ port: 0 });
+	try {
+		const input = transferRows(MEMORY_ITEMS, 'mem');
+		global.gc?.();
+		const baseline = process.memoryUsage().rss;
+		let peak = baseline;
+		const sampler = setInterval(() => {
+			peak = Math.max(peak, process.memoryUsage().rss);
+		}, 25);
+		const result = await timed(() => runOurs(sandbox, { ...transferNode(20), continueOnFail: true }, input));
+		clearInterval(sampler);
+		const transfers = sandbox.state().transfers.map((transfer) => transfer.transferId);
+		return {
+			items: MEMORY_ITEMS,
+			seconds: result.seconds,
+			outputs: result.items,
+			transfersAtSandbox: transfers.length,
+			distinctTransferIds: new Set(transfers).size,
+			peakRssMegabytes: peak / 1024 / 1024,
+			rssGrowthMegabytes: (peak - baseline) / 1024 / 1024,
+		};
+	} finally {
+		await sandbox.close();
+	}
+}
+
+const f = (value: number | undefined, digits = 2) => (value === undefined ? '–' : value.toFixed(digits));
+
+async function main() {
+	const hasHttpNode = loadHttpRequestNode();
+	if (!hasHttpNode) console.error("n8n's HTTP Request node is not installed here: run `npm start` once (it installs n8n), then bench again. Its column stays empty.");
+	console.error(`Benchmark: N=${N}, latency ${LATENCY_MS} ms, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+	const sandbox = await startSandbox({ port: 0 });
+	let rows: Row[];
+	try {
+		rows = await throughput(sandbox, hasHttpNode);
+	} finally {
+		await sandbox.close();
+	}
+	const validation = validationCost();
+	const load = loadTime();
+	const memory = await memoryAtScale();
+	stopEngineTimers();
+
+	const lines = [
+		`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; latency L = ${LATENCY_MS} ms; ${new Date().toISOString().slice(0, 10)}`,
+		'',
+		'| Scenario | Runner | Concurrency | Items/s | vs HTTP Request node | vs bare loop | of latency limit |',
+		'|---|---|---|---|---|---|---|',
+		...rows.map((row) => `| ${row.scenario} | ${row.runner} | ${row.concurrency} | ${f(row.itemsPerSecond, 1)} | ${f(row.vsHttpRequestNode)} | ${f(row.vsBareLoop)} | ${f(row.ofLatencyLimit)} |`),
+		'',
+		`| Cost | Figure |`,
+		`|---|---|`,
+		`| Validation, standard transfer item (${validation.items} items) | ${f(validation.microsecondsPerItem)} µs per item |`,
+		`| Loading all ${load.classes} node and credential classes (median of 5, fresh process) | ${f(load.milliseconds, 1)} ms |`,
+		`| ${memory.items} transfers through the engine (concurrency 20, no latency) | ${f(memory.seconds, 1)} s; peak RSS ${f(memory.peakRssMegabytes, 0)} MB (+${f(memory.rssGrowthMegabytes, 0)} MB); outputs ${memory.outputs}, transfers ${memory.transfersAtSandbox}, distinct IDs ${memory.distinctTransferIds} |`,
+	];
+	console.log(lines.join('\n'));
+	const results = path.join(ROOT, 'bench', 'results');
+	fs.mkdirSync(results, { recursive: true });
+	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS }, throughput: rows, validation, load, memory }, null, 2));
+	console.error(`Figures written to ${path.join(results, 'latest.json')}`);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
