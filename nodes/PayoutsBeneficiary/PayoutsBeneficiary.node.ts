@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { describeOperations } from '../shared/describe';
+import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { get } from './operations/get';
 
@@ -14,7 +14,7 @@ export class PayoutsBeneficiary implements INodeType {
 		icon: { light: 'file:payoutsBeneficiary.svg', dark: 'file:payoutsBeneficiary.dark.svg' },
 		group: ['input'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: operationSubtitle(operations),
 		description: 'Look up a stored beneficiary of the payouts service',
 		defaults: { name: 'Payouts Beneficiary' },
 		inputs: [NodeConnectionTypes.Main],

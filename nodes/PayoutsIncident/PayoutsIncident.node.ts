@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { describeOperations } from '../shared/describe';
+import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { getMany } from './operations/getMany';
 
@@ -14,7 +14,7 @@ export class PayoutsIncident implements INodeType {
 		icon: { light: 'file:payoutsIncident.svg', dark: 'file:payoutsIncident.dark.svg' },
 		group: ['input'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: operationSubtitle(operations),
 		description: 'List bank incidents that affect payout transfer modes',
 		defaults: { name: 'Payouts Incident' },
 		inputs: [NodeConnectionTypes.Main],

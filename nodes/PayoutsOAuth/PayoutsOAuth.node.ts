@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { describeOperations } from '../shared/describe';
+import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { generateToken } from './operations/generateToken';
 
@@ -14,7 +14,7 @@ export class PayoutsOAuth implements INodeType {
 		icon: { light: 'file:payoutsOAuth.svg', dark: 'file:payoutsOAuth.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: operationSubtitle(operations),
 		description: 'Exchange a one-click OAuth authorisation code for an access token',
 		defaults: { name: 'Payouts OAuth' },
 		inputs: [NodeConnectionTypes.Main],

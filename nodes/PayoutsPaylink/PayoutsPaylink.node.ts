@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { describeOperations } from '../shared/describe';
+import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { getStatus } from './operations/getStatus';
 
@@ -14,7 +14,7 @@ export class PayoutsPaylink implements INodeType {
 		icon: { light: 'file:payoutsPaylink.svg', dark: 'file:payoutsPaylink.dark.svg' },
 		group: ['input'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: operationSubtitle(operations),
 		description: 'Get the status of a paylink of the payouts service',
 		defaults: { name: 'Payouts Paylink' },
 		inputs: [NodeConnectionTypes.Main],

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { describeOperations } from '../shared/describe';
+import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { standardTransfer } from './operations/standardTransfer';
 import { cardTransfer } from './operations/cardTransfer';
@@ -16,7 +16,7 @@ export class PayoutsTransfer implements INodeType {
 		icon: { light: 'file:payoutsTransfer.svg', dark: 'file:payoutsTransfer.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: operationSubtitle(operations),
 		description: 'Send card, standard and internal transfers with the payouts service',
 		defaults: { name: 'Payouts Transfer' },
 		inputs: [NodeConnectionTypes.Main],

@@ -39,3 +39,9 @@ export function displayNames(operation: PayoutOperation): Map<string, string> {
 	}
 	return names;
 }
+
+/** The canvas subtitle: the chosen operation's name ("Standard Transfer"), not its value. */
+export function operationSubtitle(operations: PayoutOperation[]): string {
+	const names = Object.fromEntries(operations.map(({ value, name }) => [value, name]));
+	return `={{ ${JSON.stringify(names)}[$parameter["operation"]] }}`;
+}
