@@ -138,7 +138,8 @@ const rules = {
 		['paymentInstrumentId', (v) => !present(v) || isText(v), error('400', M.piNotAvailable)],
 	],
 	internalTransfer: [
-		['amount', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 1, error('422', OWN.internalAmount)],
+		['amount', (v) => typeof v === 'number' && paise(v) !== undefined, error('422', OWN.amountInvalid)],
+		['amount', (v) => v >= 1, error('422', OWN.internalAmount)],
 		['rechargeAccount', (v) => isText(v) && /^[A-Za-z0-9]+$/.test(v), error('422', OWN.rechargeInvalid)],
 		['transferId', (v) => v === undefined || (isText(v) && /^[A-Za-z0-9_-]{1,40}$/.test(v)), error('422', OWN.internalTransferId)],
 	],

@@ -121,6 +121,11 @@ describe('the service', () => {
 		expect(answer.body?.message).toMatch(/Internal Fund Transfer/);
 		expect(sandbox.state().rechargeBalances[seed.rechargeAccounts.configured]).toBe(25);
 		expect((await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount: 0.5, rechargeAccount: seed.rechargeAccounts.configured } })).body?.subCode).toBe('422');
+		// Numbers JSON writes in exponent form are not plain decimals: refused, nothing moves.
+		for (const amount of [1e21, 1e300]) {
+			expect((await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount, rechargeAccount: seed.rechargeAccounts.configured } })).body?.subCode).toBe('422');
+		}
+		expect(sandbox.state().balances.main).toBe(10000000 - 25);
 	});
 
 	test('the incident window: exactly 7 days passes, 7 days and 1 second does not, start after end, format', async () => {
