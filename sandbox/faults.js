@@ -53,8 +53,11 @@ const FAULTS = {
 		destroy(response);
 	},
 	/** A proxy's error page: nothing processed. */
-	'html-500': ({ response, reply, fault }) =>
-		reply(response, { httpStatus: fault.status ?? 502, contentType: 'text/html', body: '<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>upstream unavailable</p></body></html>' }),
+	'html-500': ({ response, reply, fault }) => {
+		const status = [500, 502, 503].includes(fault.status) ? fault.status : 502;
+		const title = `${status} ${{ 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status]}`;
+		return reply(response, { httpStatus: status, contentType: 'text/html', body: `<html><head><title>${title}</title></head><body><h1>${title}</h1><p>upstream unavailable</p></body></html>` });
+	},
 	/** The service's own "unknown error": nothing processed. */
 	'error-520': ({ response, envelopeReply }) => envelopeReply(response, error('520', 'Unknown error occurred')),
 	/** Processed, but the answer's JSON breaks off. */

@@ -63,7 +63,9 @@ async function startSandbox(options = {}) {
 
 	app.setErrorHandler((failure, _request, response) => {
 		const tooLarge = failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-		return envelopeReply(response, error('422', tooLarge ? ownMessages.tooLarge : ownMessages.badJson));
+		if (tooLarge || String(failure.code ?? '').startsWith('FST_ERR_CTP')) return envelopeReply(response, error('422', tooLarge ? ownMessages.tooLarge : ownMessages.badJson));
+		// Anything else is a fault of the sandbox itself: say so instead of blaming the request.
+		return reply(response, { httpStatus: 500, body: { status: 'ERROR', subCode: '500', message: `Sandbox internal error: ${failure.message}` } });
 	});
 	app.setNotFoundHandler((_request, response) => response.code(404).header('content-type', 'text/plain').send('Not Found'));
 
@@ -139,6 +141,7 @@ async function startSandbox(options = {}) {
 			return reply(response, { httpStatus: config.httpStyle === 'always200' ? 200 : httpStatus, body: rawBody });
 		};
 		if (!fault || fault.fault === 'latency') return send(processRequest());
+		if (!FAULTS[fault.fault]) return envelopeReply(response, error('422', `${ownMessages.unknownFault}: ${fault.fault} (known: latency, ${Object.keys(FAULTS).join(', ')})`));
 		return FAULTS[fault.fault]({ response, processRequest, send, reply, envelopeReply, fault });
 	}
 

@@ -90,6 +90,7 @@ const OWN = {
 	badJson: 'Request body is not valid JSON (the sandbox\'s own message)',
 	tooLarge: 'Request body is too large (the sandbox\'s own message)',
 	notAnObject: 'Request body must be a JSON object (the sandbox\'s own message)',
+	unknownFault: 'Unknown x-sandbox-fault (the sandbox\'s own message)',
 };
 
 const TRANSFER_MODES = ['banktransfer', 'neft', 'imps', 'rtgs', 'upi', 'walletA', 'walletB'];

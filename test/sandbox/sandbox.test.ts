@@ -189,6 +189,15 @@ describe('the service', () => {
 			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['f3', 'f4']);
 		});
 
+		test('html-500 takes status 500 or 503 from the header; an unknown fault name is refused, not ignored', async () => {
+			const outage = await send(sandbox, transfer('f5'), { 'x-sandbox-fault': 'html-500;status=503' });
+			expect(outage.status).toBe(503);
+			expect(outage.text).toMatch(/<title>503 Service Unavailable<\/title>/);
+			const unknown = await send(sandbox, transfer('f6'), { 'x-sandbox-fault': 'gremlins' });
+			expect(unknown.body).toMatchObject({ status: 'ERROR', subCode: '422', message: expect.stringMatching(/^Unknown x-sandbox-fault.*gremlins/) });
+			expect(sandbox.state().transfers).toEqual([]);
+		});
+
 		test('latency by header, and a rule that matches one transferId only', async () => {
 			sandbox.configure({ faults: [{ fault: 'error-520', match: { transferId: 'only_this' } }] });
 			expect((await send(sandbox, transfer('not_this'))).body?.status).toBe('SUCCESS');
