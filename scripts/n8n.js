@@ -1,12 +1,14 @@
 'use strict';
 /**
- * Real n8n for `npm start` and the end-to-end tests: the pinned n8n (installed once into a cache
- * folder of its own, outside this package's dependency tree), this package installed into an n8n
- * user folder the way n8n's community-package installer does it, and the n8n CLI.
+ * Real n8n for `npm start`, the end-to-end tests and the browser test: the pinned n8n (installed
+ * once into a cache folder of its own, outside this package's dependency tree), this package
+ * installed into an n8n user folder the way n8n's community-package installer does it, the n8n
+ * CLI, and an `n8n start` server with its owner account.
  */
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -19,7 +21,34 @@ const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const RUNTIME_DIR = process.env.N8N_RUNTIME_DIR ?? path.join(os.homedir(), '.cache', 'n8n-nodes-payouts', `n8n-${N8N_VERSION}`);
 const N8N_BIN = path.join(RUNTIME_DIR, 'node_modules', '.bin', 'n8n');
 
+/** The demo owner account of every local instance (documented in the README; local only). */
+const OWNER = { email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Payouts-Demo-1' };
+const CREDENTIAL_ID = 'payoutsSandbox01';
+
 const log = (message) => process.stderr.write(`[n8n-nodes-payouts] ${message}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The environment for npm commands run from here. `npm start` / `npm test` export this project's
+ * npm settings (npm_config_ignore_scripts=true from .npmrc, npm_config_local_prefix, ...) to their
+ * children; they must not leak into the runtime's install or the community-package install.
+ */
+function npmEnv() {
+	const env = {};
+	for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
+	return env;
+}
+
+function run(command, args, options = {}) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(command, args, { env: npmEnv(), ...options });
+		let output = '';
+		child.stdout?.on('data', (chunk) => (output += chunk));
+		child.stderr?.on('data', (chunk) => (output += chunk));
+		child.on('error', reject);
+		child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} exited with code ${code}\n${output.slice(-4000)}`))));
+	});
+}
 
 function specHash() {
 	const hash = crypto.createHash('sha256');
@@ -27,68 +56,187 @@ function specHash() {
 	return hash.digest('hex');
 }
 
-/** Installs the pinned n8n unless the cache already holds exactly it. */
-function ensureRuntime() {
+function runtimeReady() {
 	const stamp = path.join(RUNTIME_DIR, '.installed');
-	const wanted = specHash();
-	if (fs.existsSync(N8N_BIN) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === wanted) return;
-	log(`Installing n8n ${N8N_VERSION} into ${RUNTIME_DIR} (once; about 5 minutes and 2.3 GB)…`);
-	fs.mkdirSync(RUNTIME_DIR, { recursive: true });
-	for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(RUNTIME_SPEC, file), path.join(RUNTIME_DIR, file));
-	execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: RUNTIME_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
-	// n8n keeps its data in SQLite: make sure the native module is built even where install scripts were skipped.
-	if (!fs.existsSync(path.join(RUNTIME_DIR, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'))) {
-		log('Building sqlite3 for n8n…');
-		execFileSync('npm', ['rebuild', 'sqlite3'], { cwd: RUNTIME_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
+	return fs.existsSync(N8N_BIN) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === specHash();
+}
+
+/** One installer at a time per cache folder (two test runs, or a test run and `npm start`). */
+async function withLock(lockDir, action) {
+	fs.mkdirSync(path.dirname(lockDir), { recursive: true });
+	for (let waited = 0; ; waited++) {
+		try {
+			fs.mkdirSync(lockDir);
+			fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+			break;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+			const owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8').trim() || 0);
+			let alive = false;
+			try {
+				if (owner) process.kill(owner, 0);
+				alive = owner > 0;
+			} catch {
+				alive = false;
+			}
+			if (!alive && waited > 2) {
+				fs.rmSync(lockDir, { recursive: true, force: true });
+				continue;
+			}
+			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is installing n8n ${N8N_VERSION}…`);
+			await sleep(1000);
+		}
 	}
-	fs.writeFileSync(stamp, wanted);
-	log(`n8n ${N8N_VERSION} installed.`);
+	try {
+		return await action();
+	} finally {
+		fs.rmSync(lockDir, { recursive: true, force: true });
+	}
+}
+
+/** npm ci with a progress line (packages fetched of the lockfile's total) instead of silence. */
+async function npmCiWithProgress(dir) {
+	const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
+	const total = Object.keys(lock.packages ?? {}).filter((key) => key).length;
+	const started = Date.now();
+	let fetched = 0;
+	let tail = '';
+	const interactive = process.stderr.isTTY;
+	const report = () => {
+		const line = `  n8n ${N8N_VERSION}: ${fetched} of ${total} packages fetched, ${Math.round((Date.now() - started) / 1000)} s${fetched >= total * 0.95 ? ' (unpacking and building native modules)' : ''}`;
+		process.stderr.write(interactive ? `\r${line}\x1b[K` : `${line}\n`);
+	};
+	const timer = setInterval(report, interactive ? 1000 : 15000);
+	try {
+		await new Promise((resolve, reject) => {
+			const child = spawn('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+			const onData = (chunk) => {
+				const text = chunk.toString();
+				fetched += (text.match(/npm http (fetch|cache)/g) ?? []).length;
+				tail = (tail + text).slice(-6000);
+			};
+			child.stdout.on('data', onData);
+			child.stderr.on('data', onData);
+			child.on('error', reject);
+			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm ci of n8n ${N8N_VERSION} failed with code ${code}:\n${tail}`))));
+		});
+	} finally {
+		clearInterval(timer);
+		report();
+		if (interactive) process.stderr.write('\n');
+	}
+}
+
+/** Does n8n's SQLite driver load? npm may have skipped its build (install scripts not approved). */
+function sqliteWorks() {
+	try {
+		execFileSync(process.execPath, ['-e', "require('sqlite3')"], { cwd: RUNTIME_DIR, stdio: 'ignore' });
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** Installs the pinned n8n (e2e/n8n-runtime) unless the cache already holds exactly it. */
+async function ensureRuntime() {
+	if (runtimeReady()) return;
+	await withLock(`${RUNTIME_DIR}.lock`, async () => {
+		if (runtimeReady()) return;
+		log(`Installing n8n ${N8N_VERSION} into ${RUNTIME_DIR}`);
+		log('(once per machine: about 5 minutes, 2.3 GB; set N8N_RUNTIME_DIR to put it elsewhere)');
+		fs.mkdirSync(RUNTIME_DIR, { recursive: true });
+		fs.rmSync(path.join(RUNTIME_DIR, '.installed'), { force: true });
+		for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(RUNTIME_SPEC, file), path.join(RUNTIME_DIR, file));
+		await npmCiWithProgress(RUNTIME_DIR);
+		if (!sqliteWorks()) {
+			log('Building sqlite3 for n8n (npm skipped its install script)…');
+			await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], { cwd: RUNTIME_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
+			if (!sqliteWorks()) throw new Error(`sqlite3 does not load in ${RUNTIME_DIR} even after \`npm rebuild sqlite3\`; n8n cannot start without it`);
+		}
+		fs.writeFileSync(path.join(RUNTIME_DIR, '.installed'), specHash());
+		log(`n8n ${N8N_VERSION} installed.`);
+	});
+}
+
+/** A hash of everything the packed package is made of, to skip rebuilding an unchanged package. */
+function sourceHash() {
+	const hash = crypto.createHash('sha256');
+	const walk = (dir) => {
+		if (!fs.existsSync(dir)) return;
+		for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+			const full = path.join(dir, entry.name);
+			if (entry.isDirectory()) walk(full);
+			else {
+				hash.update(path.relative(ROOT, full));
+				hash.update(fs.readFileSync(full));
+			}
+		}
+	};
+	walk(path.join(ROOT, 'nodes'));
+	walk(path.join(ROOT, 'credentials'));
+	for (const file of ['package.json', 'index.js', 'tsconfig.json', 'tsconfig.build.json', 'gulpfile.js']) {
+		if (fs.existsSync(path.join(ROOT, file))) hash.update(fs.readFileSync(path.join(ROOT, file)));
+	}
+	return hash.digest('hex');
 }
 
 /** Builds this package and packs it as it would be published. */
-function packPackage(destination) {
-	execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-	const output = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: ROOT, encoding: 'utf8' });
-	return path.join(destination, output.trim().split('\n').pop());
+async function packPackage(destination) {
+	await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const output = await run('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const name = output
+		.trim()
+		.split('\n')
+		.filter((line) => line.endsWith('.tgz'))
+		.pop();
+	return path.join(destination, name);
 }
 
 /**
  * Installs the package into `<userFolder>/.n8n/nodes` as n8n's community-package installer does:
- * unpack the tarball, drop dev/peer/optional dependencies, then `npm install` with the
+ * `npm pack`, unpack the tarball, drop dev/peer/optional dependencies, then `npm install` with the
  * installer's flags. Node types are then `n8n-nodes-payouts.<node>`, as for published users.
+ * With `reuse`, an install made from the same sources is kept (a second `npm start`).
  */
-function installPackage(userFolder) {
+async function installPackage(userFolder, { reuse = false } = {}) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	const marker = path.join(nodesDir, `.${PACKAGE_NAME}.source-hash`);
+	const hash = sourceHash();
+	if (reuse && fs.existsSync(path.join(target, 'package.json')) && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) {
+		return { target, reused: true };
+	}
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-pack-'));
+	let manifest;
 	try {
-		const tarball = packPackage(work);
+		const tarball = await packPackage(work);
 		fs.rmSync(target, { recursive: true, force: true });
 		fs.mkdirSync(target, { recursive: true });
 		execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+		const manifestPath = path.join(target, 'package.json');
+		manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+		fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+		await run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'], {
+			cwd: target,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
-	const manifestPath = path.join(target, 'package.json');
-	const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
-	fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-	execFileSync('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'], {
-		cwd: target,
-		stdio: ['ignore', 'ignore', 'inherit'],
-	});
 	// n8n's own record of installed community packages lives in nodes/package.json.
 	const nodesManifest = path.join(nodesDir, 'package.json');
 	const installed = fs.existsSync(nodesManifest) ? JSON.parse(fs.readFileSync(nodesManifest, 'utf8')) : { name: 'installed-nodes', private: true, dependencies: {} };
 	installed.dependencies = { ...installed.dependencies, [PACKAGE_NAME]: manifest.version };
 	fs.writeFileSync(nodesManifest, JSON.stringify(installed, null, 2));
-	return target;
+	fs.writeFileSync(marker, hash);
+	return { target, reused: false };
 }
 
 /** The environment of a quiet, offline n8n (N8N-FACTS.md). */
 function n8nEnv(userFolder, { port = 5678, brokerPort = 5679 } = {}) {
-	const env = { ...process.env };
+	const env = npmEnv();
 	// Nothing of the caller's n8n or test setup leaks in (jest's NODE_ENV=test silences n8n's CLI).
 	for (const key of Object.keys(env)) if (key.startsWith('N8N_') || key.startsWith('JEST') || key === 'NODE_OPTIONS') delete env[key];
 	return {
@@ -127,13 +275,121 @@ function n8nCli(args, env) {
 }
 
 /** The credential a user creates for the sandbox, in n8n's import format. */
-function sandboxCredential(sandbox, seed, id = 'payoutsSandbox01') {
+function sandboxCredential(sandbox, seed, id = CREDENTIAL_ID) {
 	return {
 		id,
 		name: 'Payouts Sandbox',
 		type: 'payoutsApi',
 		data: { baseUrl: sandbox.baseUrl, verificationUrl: sandbox.verificationUrl, ...seed.credentials },
 	};
+}
+
+/**
+ * Imports the "Payouts Sandbox" credential (the examples refer to it by id). With `reuse`, an
+ * import of the same data is not repeated (each CLI command costs seconds).
+ */
+async function importCredential(userFolder, env, sandbox, seed, { reuse = false } = {}) {
+	const credential = sandboxCredential(sandbox, seed);
+	const marker = path.join(userFolder, '.payouts-credential-imported');
+	const content = JSON.stringify(credential);
+	if (reuse && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === content) return false;
+	const file = path.join(userFolder, 'payouts-credential.json');
+	fs.writeFileSync(file, JSON.stringify([credential]));
+	try {
+		const result = await n8nCli(['import:credentials', `--input=${file}`], env);
+		if (result.code !== 0) throw new Error(`importing the credential failed:\n${result.stdout}${result.stderr}`);
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
+	fs.writeFileSync(marker, content);
+	return true;
+}
+
+/** The example workflows as n8n's import format (each has a fixed id). */
+function exampleWorkflows() {
+	const dir = path.join(ROOT, 'examples');
+	return fs
+		.readdirSync(dir)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+}
+
+async function importWorkflows(userFolder, env, workflows) {
+	const file = path.join(userFolder, 'payouts-workflows.json');
+	fs.writeFileSync(file, JSON.stringify(workflows));
+	try {
+		const result = await n8nCli(['import:workflow', `--input=${file}`], env);
+		if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`importing workflows failed:\n${result.stdout}${result.stderr}`);
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
+}
+
+/** A free TCP port on 127.0.0.1 (or the preferred one when it is free). */
+function freePort(preferred = 0) {
+	return new Promise((resolve) => {
+		const server = net.createServer();
+		server.once('error', () => resolve(preferred ? freePort(0) : Promise.reject(new Error('no free port'))));
+		server.listen(preferred, '127.0.0.1', () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/**
+ * Starts `n8n start`, its output going to `logFile` (a file, not a pipe: n8n must not depend on
+ * this process staying alive to write its log). Resolves once the REST API answers.
+ */
+async function startServer(env, logFile, { timeoutSeconds = 180 } = {}) {
+	const fd = fs.openSync(logFile, 'w');
+	const child = spawn(N8N_BIN, ['start'], { env, stdio: ['ignore', fd, fd] });
+	fs.closeSync(fd);
+	const url = `http://127.0.0.1:${env.N8N_PORT}`;
+	const stop = async () => {
+		if (child.exitCode !== null || child.signalCode !== null) return;
+		const exited = new Promise((resolve) => child.once('exit', resolve));
+		child.kill('SIGTERM');
+		let timer;
+		await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 15000)))]);
+		clearTimeout(timer);
+		if (child.exitCode === null && child.signalCode === null) {
+			child.kill('SIGKILL');
+			await exited;
+		}
+	};
+	const deadline = Date.now() + timeoutSeconds * 1000;
+	for (;;) {
+		if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+		try {
+			// /healthz answers before the REST API is mounted; /rest/settings answers once it is.
+			const response = await fetch(`${url}/rest/settings`);
+			if (response.ok) break;
+		} catch {
+			// not up yet
+		}
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`n8n did not come up on ${url} within ${timeoutSeconds} s; its log is ${logFile}`);
+		}
+		await sleep(300);
+	}
+	return { child, url, stop };
+}
+
+function sessionCookie(response) {
+	const cookies = response.headers.getSetCookie?.() ?? [];
+	return cookies.map((cookie) => cookie.split(';')[0]).join('; ');
+}
+
+/** Creates the owner account on a fresh instance, or logs in on one that has it. Returns the session cookie. */
+async function ensureOwner(url, owner = OWNER) {
+	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
+	if (setup.ok) return sessionCookie(setup);
+	const login = await fetch(`${url}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
+	if (!login.ok) throw new Error(`neither owner set-up (HTTP ${setup.status}) nor login (HTTP ${login.status}) worked on ${url}`);
+	return sessionCookie(login);
 }
 
 /** The result JSON of `n8n execute --rawOutput`, which prints log lines before (and after) it. */
@@ -145,4 +401,26 @@ function parseExecuteOutput(stdout) {
 	throw new Error(`no JSON in n8n's output:\n${stdout.slice(-2000)}`);
 }
 
-module.exports = { ROOT, RUNTIME_DIR, N8N_BIN, N8N_VERSION, PACKAGE_NAME, ensureRuntime, installPackage, n8nEnv, n8nCli, sandboxCredential, parseExecuteOutput, log };
+module.exports = {
+	ROOT,
+	RUNTIME_DIR,
+	N8N_BIN,
+	N8N_VERSION,
+	PACKAGE_NAME,
+	OWNER,
+	CREDENTIAL_ID,
+	ensureRuntime,
+	installPackage,
+	n8nEnv,
+	n8nCli,
+	sandboxCredential,
+	importCredential,
+	exampleWorkflows,
+	importWorkflows,
+	freePort,
+	startServer,
+	ensureOwner,
+	parseExecuteOutput,
+	npmEnv,
+	log,
+};

@@ -2,122 +2,103 @@
 'use strict';
 /**
  * `npm start`: real n8n with this package, against the local sandbox.
- * Builds and installs the package the way n8n installs community packages, starts the sandbox,
- * creates the "Payouts Sandbox" credential, imports the examples, creates the owner account and
- * prints the editor's address and login. Ctrl-C stops n8n and the sandbox.
+ * Ensures the pinned n8n (installed once into a cache folder), builds and installs the package the
+ * way n8n installs community packages, starts the sandbox, creates the "Payouts Sandbox"
+ * credential, imports the examples, creates the owner account and prints the editor's address and
+ * login. Ctrl-C stops n8n and the sandbox.
+ *
+ * Environment: N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), PAYOUTS_N8N_USER_FOLDER
+ * (.cache/n8n-user in this checkout), N8N_RUNTIME_DIR (~/.cache/n8n-nodes-payouts/n8n-<version>).
  */
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
 const n8n = require('./n8n');
 const { startSandbox, seed } = require('../sandbox');
 
-const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
-const SANDBOX_PORT = Number(process.env.PAYOUTS_SANDBOX_PORT ?? 5680);
-const USER_FOLDER = process.env.PAYOUTS_N8N_USER_FOLDER ?? path.join(n8n.ROOT, '.cache', 'n8n-user');
-const OWNER = { email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Payouts-Demo-1' };
-const EXAMPLES = path.join(n8n.ROOT, 'examples');
+const USER_FOLDER = path.resolve(process.env.PAYOUTS_N8N_USER_FOLDER ?? path.join(n8n.ROOT, '.cache', 'n8n-user'));
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
-async function waitForHealth(url, child, seconds = 180) {
-	for (let waited = 0; waited < seconds * 2; waited++) {
-		if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}`);
-		try {
-			const response = await fetch(`${url}/healthz`);
-			if (response.ok) return;
-		} catch {
-			// not up yet
-		}
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-	throw new Error(`n8n did not answer ${url}/healthz within ${seconds} s`);
-}
-
-async function ensureOwner(url) {
-	// /healthz answers before the REST API is mounted: wait while it says 404.
-	for (let attempt = 0; attempt < 120; attempt++) {
-		const response = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
-		// A second start finds the owner already there: n8n answers 400, and the login stays the same.
-		if (response.ok || response.status === 400) return;
-		if (response.status !== 404) throw new Error(`owner set-up failed: HTTP ${response.status}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-	throw new Error('owner set-up failed: the REST API did not come up');
+let server;
+let sandbox;
+let stopping = false;
+async function stop(code = 0) {
+	if (stopping) return;
+	stopping = true;
+	n8n.log('Stopping n8n and the sandbox…');
+	await server?.stop();
+	await sandbox?.close();
+	n8n.log('Stopped.');
+	process.exit(code);
 }
 
 async function main() {
-	n8n.log('Building the package and installing it into n8n the way n8n installs community packages…');
-	n8n.ensureRuntime();
+	const started = Date.now();
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
+	// Never leave n8n behind: if this process goes (even uncleanly), n8n goes with it.
+	process.on('exit', () => server?.child.kill('SIGKILL'));
+	// `npm start` runs this under `sh -c`; if npm is killed, the shell may die without passing the
+	// signal on: then this process is orphaned, and stops (run `node scripts/start.js` to detach).
+	if (process.env.npm_lifecycle_event === 'start') {
+		const parent = process.ppid;
+		setInterval(() => {
+			if (process.ppid !== parent) stop(0);
+		}, 1000).unref();
+	}
+
+	await n8n.ensureRuntime();
+
+	n8n.log('Building the package and installing it into n8n as a community package (npm pack, unpack, npm install)…');
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
-	n8n.installPackage(USER_FOLDER);
+	const { reused } = await n8n.installPackage(USER_FOLDER, { reuse: true });
+	if (reused) n8n.log('The package is unchanged since the last start: installed copy reused.');
 
-	const sandbox = await startSandbox({ port: SANDBOX_PORT }).catch(() => startSandbox({ port: 0 }));
-	const env = n8n.n8nEnv(USER_FOLDER, { port: N8N_PORT, brokerPort: N8N_PORT + 1000 });
+	const sandboxPort = await n8n.freePort(Number(process.env.PAYOUTS_SANDBOX_PORT ?? 5680));
+	sandbox = await startSandbox({ port: sandboxPort, host: '127.0.0.1', httpStyle: 'mirror' });
+	const port = await n8n.freePort(Number(process.env.N8N_PORT ?? 5678));
+	const brokerPort = await n8n.freePort(port === 5678 ? 5679 : 0);
+	const env = n8n.n8nEnv(USER_FOLDER, { port, brokerPort });
 
-	const credentialsFile = path.join(USER_FOLDER, 'payouts-credential.json');
-	fs.writeFileSync(credentialsFile, JSON.stringify([n8n.sandboxCredential(sandbox, seed)]));
-	const imported = await n8n.n8nCli(['import:credentials', `--input=${credentialsFile}`], env);
-	if (imported.code !== 0) throw new Error(`importing the credential failed:\n${imported.stderr}`);
-	fs.rmSync(credentialsFile);
+	if (await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true })) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
 
 	// The examples are imported once, so that a user's changes to them survive the next start.
 	const marker = path.join(USER_FOLDER, '.examples-imported');
-	if (!fs.existsSync(marker)) {
-		const workflows = fs.readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')).map((file) => JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), 'utf8')));
-		const file = path.join(USER_FOLDER, 'examples.json');
-		fs.writeFileSync(file, JSON.stringify(workflows));
-		const result = await n8n.n8nCli(['import:workflow', `--input=${file}`], env);
-		if (result.code !== 0) throw new Error(`importing the examples failed:\n${result.stderr}`);
-		fs.writeFileSync(marker, new Date().toISOString());
+	const wanted = n8n
+		.exampleWorkflows()
+		.map((workflow) => workflow.id)
+		.join(',');
+	const done = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split(',') : [];
+	const missing = n8n.exampleWorkflows().filter((workflow) => !done.includes(workflow.id));
+	if (missing.length) {
+		await n8n.importWorkflows(USER_FOLDER, env, missing);
+		n8n.log(`Imported ${missing.length} example workflow(s).`);
+		fs.writeFileSync(marker, wanted);
 	}
 
 	n8n.log(`Starting n8n ${n8n.N8N_VERSION}…`);
-	const child = spawn(n8n.N8N_BIN, ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-	const logFile = fs.createWriteStream(path.join(USER_FOLDER, 'n8n.log'));
-	child.stdout.pipe(logFile);
-	child.stderr.pipe(logFile);
-
-	let stopping = false;
-	const stop = async (code = 0) => {
-		if (stopping) return;
-		stopping = true;
-		n8n.log('Stopping n8n and the sandbox…');
-		child.kill('SIGTERM');
-		await Promise.race([new Promise((resolve) => child.once('exit', resolve)), new Promise((resolve) => setTimeout(resolve, 10000))]);
-		if (child.exitCode === null) child.kill('SIGKILL');
-		await sandbox.close();
-		process.exit(code);
-	};
-	process.on('SIGINT', () => stop(0));
-	process.on('SIGTERM', () => stop(0));
-	child.on('exit', (code) => {
+	const logFile = path.join(USER_FOLDER, 'n8n.log');
+	server = await n8n.startServer(env, logFile);
+	server.child.on('exit', (code) => {
 		if (!stopping) {
-			n8n.log(`n8n stopped unexpectedly (exit code ${code}); its log is ${path.join(USER_FOLDER, 'n8n.log')}`);
+			n8n.log(`n8n stopped unexpectedly (exit code ${code}); its log is ${logFile}`);
 			stop(1);
 		}
 	});
+	await n8n.ensureOwner(server.url);
 
-	const url = `http://127.0.0.1:${N8N_PORT}`;
-	try {
-		await waitForHealth(url, child);
-		await ensureOwner(url);
-	} catch (error) {
-		n8n.log(`${error.message}; n8n's log is ${path.join(USER_FOLDER, 'n8n.log')}`);
-		await stop(1);
-	}
 	console.log(`
-n8n ${n8n.N8N_VERSION} is running with n8n-nodes-payouts, against the local payouts sandbox.
+n8n ${n8n.N8N_VERSION} is running with n8n-nodes-payouts, against the local payouts sandbox (up in ${seconds(started)}).
 
-  Editor:    ${url}
-  Login:     ${OWNER.email} / ${OWNER.password}
-  Sandbox:   ${sandbox.baseUrl} (credential "Payouts Sandbox"; requests at ${sandbox.baseUrl}/__sandbox/requests)
-  Examples:  Workflows → "Payouts: …" (imported from examples/)
-  n8n log:   ${path.join(USER_FOLDER, 'n8n.log')}
+  Editor:    ${server.url}
+  Login:     ${n8n.OWNER.email} / ${n8n.OWNER.password}
+  Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests)
+  Examples:  Overview → the workflows named "Payouts: …" (from examples/)
+  n8n log:   ${logFile}
 
 Press Ctrl-C to stop n8n and the sandbox.`);
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
 	console.error(`[n8n-nodes-payouts] npm start failed: ${error.message}`);
-	process.exit(1);
+	await stop(1);
 });

@@ -47,25 +47,19 @@ let userFolder: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-	n8n.ensureRuntime();
+	await n8n.ensureRuntime();
 	sandbox = await startSandbox({ port: 0 });
 	userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-e2e-'));
-	n8n.installPackage(userFolder);
-	env = n8n.n8nEnv(userFolder, { port: 5700 + Math.floor(Math.random() * 200), brokerPort: 5950 + Math.floor(Math.random() * 40) });
-	const credentials = path.join(userFolder, 'credentials.json');
-	fs.writeFileSync(credentials, JSON.stringify([n8n.sandboxCredential(sandbox, seed)]));
-	expect((await n8n.n8nCli(['import:credentials', `--input=${credentials}`], env)).code).toBe(0);
-	const workflows = [
+	await n8n.installPackage(userFolder);
+	env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+	await n8n.importCredential(userFolder, env, sandbox, seed);
+	await n8n.importWorkflows(userFolder, env, [
 		withManualTrigger(example('incident-check'), 'Every 15 Minutes'),
 		example('paylink-status'),
 		example('csv-batch-payouts'),
 		withManualTrigger(example('oauth-callback'), 'OAuth Redirect URL', { query: { auth_code: seed.authCodes[3] } }),
 		unknownBeneficiary,
-	];
-	const file = path.join(userFolder, 'workflows.json');
-	fs.writeFileSync(file, JSON.stringify(workflows));
-	const imported = await n8n.n8nCli(['import:workflow', `--input=${file}`], env);
-	expect(imported.stderr + imported.stdout).not.toMatch(/error/i);
+	]);
 });
 
 afterAll(async () => {
