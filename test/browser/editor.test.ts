@@ -37,7 +37,7 @@ const expectedParameters: Record<string, { operation: string; parameters: string
 	'n8n-nodes-payouts.payoutsOAuth': { operation: 'Generate Token', parameters: ['authCode'] },
 };
 
-const examples: Array<{ id: string; name: string; nodes: Array<{ name: string; type: string }> }> = n8n.exampleWorkflows();
+const examples: Array<{ id: string; name: string; nodes: Array<{ name: string; type: string; parameters?: Record<string, unknown> }> }> = n8n.exampleWorkflows();
 
 const chromiumPath = ensureChromium();
 const describeWithBrowser = chromiumPath ? describe : describe.skip;
@@ -117,6 +117,21 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			expect(response.status()).toBe(200);
 			expect(response.headers()['content-type']).toContain('image/svg+xml');
 		}
+
+		// Run it from the editor, as a user would: "Execute workflow" (a webhook example then waits
+		// for its test URL to be called, here with a fresh OAuth code).
+		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook') as { parameters?: { path?: string } } | undefined;
+		if (webhook) {
+			await page.locator('[data-test-id="stop-execution-waiting-for-webhook-button"]').waitFor();
+			const response = await page.request.get(`${server.url}/webhook-test/${webhook.parameters?.path}?auth_code=${seed.authCodes[9]}`);
+			expect(response.status()).toBe(200);
+		}
+		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
+		for (const node of ours) {
+			await page.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"] [data-test-id="canvas-node-status-success"]`).waitFor();
+		}
+		await page.addStyleTag({ content: '.el-notification { display: none !important; }' });
 		await shoot(`${workflow.id}-canvas`);
 
 		for (const node of ours) {
