@@ -28,6 +28,11 @@ export function describeOperations(operations: PayoutOperation[], defaultOperati
 	return [selector, ...perOperation];
 }
 
+/** The optional API fields of an operation, in the "Additional Fields" collection DESIGN.md names. */
+export function additionalFields(options: INodeProperties[]): INodeProperties {
+	return { displayName: 'Additional Fields', name: 'additionalFields', type: 'collection', placeholder: 'Add Field', default: {}, options };
+}
+
 /** Display names by parameter name (collections included), so errors name what the user sees. */
 export function displayNames(operation: PayoutOperation): Map<string, string> {
 	const names = new Map<string, string>();

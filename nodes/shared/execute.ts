@@ -73,7 +73,7 @@ function targetFor(context: IExecuteFunctions, operation: PayoutOperation, crede
 				description: "Fill in 'Access Token' in the Payouts API credential: every payout call carries it as a bearer token.",
 			});
 		}
-		return { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true };
+		return { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true, credentials };
 	}
 	const missing = (['clientId', 'clientSecret', 'apiVersion'] as const).filter((field) => !credentials[field]);
 	if (missing.length > 0) {

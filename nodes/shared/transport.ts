@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode, IPollFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INode, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiRequest, Envelope } from './types';
@@ -64,6 +64,8 @@ export interface SendTarget {
 	/** Credential-based bearer auth for the payout API; the OAuth endpoint sends its own headers. */
 	authenticated: boolean;
 	headers?: IDataObject;
+	/** The credential as read once per run: n8n would otherwise load and decrypt it per request. */
+	credentials?: PayoutsCredentials;
 }
 
 const EXCERPT_LENGTH = 120;
@@ -137,7 +139,12 @@ export async function send(context: IExecuteFunctions | IPollFunctions, target: 
 	};
 	try {
 		const response = (target.authenticated
-			? await context.helpers.httpRequestWithAuthentication.call(context as IExecuteFunctions, CREDENTIAL_TYPE, options)
+			? await context.helpers.httpRequestWithAuthentication.call(
+					context as IExecuteFunctions,
+					CREDENTIAL_TYPE,
+					options,
+					target.credentials ? { credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: target.credentials as unknown as ICredentialDataDecryptedObject } } : undefined,
+				)
 			: await context.helpers.httpRequest(options)) as { statusCode: number; body: unknown };
 		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		return readAnswer(response.statusCode, text);

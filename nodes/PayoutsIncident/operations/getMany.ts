@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { dateTime, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
 import type { Clock } from '../../shared/rules';
+import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
 
 const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
@@ -65,37 +66,30 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 			default: 'UNRESOLVED',
 			description: 'Which incidents to list',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'End Time',
-					name: 'endTime',
-					type: 'dateTime',
-					default: '',
-					description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Read in the workflow's timezone.",
-				},
-				{
-					displayName: 'Entity Code',
-					name: 'entityCode',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. HDFC',
-					description: 'Code of the bank whose incidents are wanted',
-				},
-				{
-					displayName: 'Start Time',
-					name: 'startTime',
-					type: 'dateTime',
-					default: '',
-					description: "Start of the time range, within the last 90 days. Default: the start of today. Read in the workflow's timezone.",
-				},
-			],
-		},
+		additionalFields([
+			{
+				displayName: 'End Time',
+				name: 'endTime',
+				type: 'dateTime',
+				default: '',
+				description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Read in the workflow's timezone.",
+			},
+			{
+				displayName: 'Entity Code',
+				name: 'entityCode',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. HDFC',
+				description: 'Code of the bank whose incidents are wanted',
+			},
+			{
+				displayName: 'Start Time',
+				name: 'startTime',
+				type: 'dateTime',
+				default: '',
+				description: "Start of the time range, within the last 90 days. Default: the start of today. Read in the workflow's timezone.",
+			},
+		]),
 	],
 	schema,
 	// Only what the user set is sent; the service applies its own defaults to the rest.

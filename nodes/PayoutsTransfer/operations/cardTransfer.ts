@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 import { amount, fields, oneOf, text } from '../../shared/rules';
+import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
+import { remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
 
 const CARD_TYPES = ['CREDIT', 'DEBIT'] as const;
@@ -55,16 +57,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			placeholder: 'e.g. 100.50',
 			description: 'Decimal amount, at least 1.00. Sent as text exactly as given, never rounded.',
 		},
-		{
-			displayName: 'Transfer ID',
-			name: 'transferId',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. payout_2026_11_0001',
-			description:
-				'Your unique ID of this transfer: letters, digits and underscore, at most 40. Keep it stable for a row: the service refuses a second transfer with the same ID, which is what prevents paying twice.',
-		},
+		transferIdProperty,
 		{
 			displayName: 'Card Type',
 			name: 'cardType',
@@ -76,66 +69,53 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: 'CREDIT',
 			description: 'Type of the receiving card',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Cryptogram',
-					name: 'cryptogram',
-					type: 'string',
-					typeOptions: { password: true },
-					default: '',
-					description: 'Chip or cryptogram data of the token, at most 600 characters. Optional for NETWORK_B, not needed for NETWORK_A.',
-				},
-				{
-					displayName: 'Name',
-					name: 'name',
-					type: 'string',
-					default: '',
-					description: 'Name of the beneficiary who receives the amount',
-				},
-				{
-					displayName: 'Network Type',
-					name: 'networkType',
-					type: 'options',
-					options: [
-						{ name: 'Network A', value: 'NETWORK_A' },
-						{ name: 'Network B', value: 'NETWORK_B' },
-					],
-					default: 'NETWORK_A',
-					description: 'Card network of the token',
-				},
-				{
-					displayName: 'Remarks',
-					name: 'remarks',
-					type: 'string',
-					default: '',
-					description: 'Letters, digits and spaces, at most 70 characters',
-				},
-				{
-					displayName: 'Token Expiry',
-					name: 'tokenExpiry',
-					type: 'string',
-					typeOptions: { password: true },
-					default: '',
-					placeholder: 'e.g. 2030-12',
-					description:
-						'NETWORK_B only. Expiry of the token as YYYY-MM. If the real expiry is unknown, the service asks for a fixed future year and month.',
-				},
-				{
-					displayName: 'Token PAN Sequence Number',
-					name: 'tokenPANSequenceNumber',
-					type: 'string',
-					typeOptions: { password: true },
-					default: '',
-					description: 'At most 3 letters or digits. Optional for NETWORK_B, not needed for NETWORK_A.',
-				},
-			],
-		},
+		additionalFields([
+			{
+				displayName: 'Cryptogram',
+				name: 'cryptogram',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description: 'Chip or cryptogram data of the token, at most 600 characters. Optional for NETWORK_B, not needed for NETWORK_A.',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'Name of the beneficiary who receives the amount',
+			},
+			{
+				displayName: 'Network Type',
+				name: 'networkType',
+				type: 'options',
+				options: [
+					{ name: 'Network A', value: 'NETWORK_A' },
+					{ name: 'Network B', value: 'NETWORK_B' },
+				],
+				default: 'NETWORK_A',
+				description: 'Card network of the token',
+			},
+			remarksProperty,
+			{
+				displayName: 'Token Expiry',
+				name: 'tokenExpiry',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				placeholder: 'e.g. 2030-12',
+				description:
+					'NETWORK_B only. Expiry of the token as YYYY-MM. If the real expiry is unknown, the service asks for a fixed future year and month.',
+			},
+			{
+				displayName: 'Token PAN Sequence Number',
+				name: 'tokenPANSequenceNumber',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description: 'At most 3 letters or digits. Optional for NETWORK_B, not needed for NETWORK_A.',
+			},
+		]),
 	],
 	schema: () => schema,
 	request: (card) => ({ method: 'POST', path: '/payout/v1/cardpay', body: card }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { amount, fields, text } from '../../shared/rules';
+import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
 
 const schema = z.object({
@@ -41,23 +42,16 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			required: true,
 			description: 'Number of the internal recharge account (letters and digits)',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Transfer ID',
-					name: 'transferId',
-					type: 'string',
-					default: '',
-					description:
-						'Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node sends an ID made of the execution, the node and the item, so a re-run of the node in the same execution cannot pay twice.',
-				},
-			],
-		},
+		additionalFields([
+			{
+				displayName: 'Transfer ID',
+				name: 'transferId',
+				type: 'string',
+				default: '',
+				description:
+					'Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node sends an ID made of the execution, the node and the item, so a re-run of the node in the same execution cannot pay twice.',
+			},
+		]),
 	],
 	// Never let the service pick the ID: a retry could not then be recognised as a duplicate.
 	itemDefaults: ({ executionId, nodeId, index }) => (executionId ? { transferId: stableTransferId(executionId, nodeId, index) } : {}),

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 import { amount, fields, oneOf, text } from '../../shared/rules';
+import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
+import { remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
 
 const TRANSFER_MODES = ['banktransfer', 'imps', 'neft', 'rtgs', 'upi', 'walletA', 'walletB'] as const;
@@ -45,16 +47,7 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			required: true,
 			description: 'At least 1.00 and at most 100000, with at most 2 decimal places. Never rounded: a value with more decimals is refused.',
 		},
-		{
-			displayName: 'Transfer ID',
-			name: 'transferId',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. payout_2026_11_0001',
-			description:
-				'Your unique ID of this transfer: letters, digits and underscore, at most 40. Keep it stable for a row: the service refuses a second transfer with the same ID, which is what prevents paying twice.',
-		},
+		transferIdProperty,
 		{
 			displayName: 'Transfer Mode',
 			name: 'transferMode',
@@ -71,29 +64,16 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: 'banktransfer',
 			description: 'How the amount travels to the beneficiary',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Payment Instrument ID',
-					name: 'paymentInstrumentId',
-					type: 'string',
-					default: '',
-					description: 'ID of the fund source to debit; needed when several fund sources serve the transfer mode',
-				},
-				{
-					displayName: 'Remarks',
-					name: 'remarks',
-					type: 'string',
-					default: '',
-					description: 'Letters, digits and spaces, at most 70 characters',
-				},
-			],
-		},
+		additionalFields([
+			{
+				displayName: 'Payment Instrument ID',
+				name: 'paymentInstrumentId',
+				type: 'string',
+				default: '',
+				description: 'ID of the fund source to debit; needed when several fund sources serve the transfer mode',
+			},
+			remarksProperty,
+		]),
 	],
 	schema: () => schema,
 	request: (transfer) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: transfer }),
