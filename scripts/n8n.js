@@ -94,7 +94,7 @@ async function withLock(lockDir, action) {
 	}
 }
 
-/** npm ci with a progress line (packages fetched of the lockfile's total) instead of silence. */
+/** npm install from the lockfile, with a progress line (packages fetched of the lockfile's total) instead of silence. */
 async function npmCiWithProgress(dir) {
 	const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
 	const total = Object.keys(lock.packages ?? {}).filter((key) => key).length;
@@ -109,16 +109,19 @@ async function npmCiWithProgress(dir) {
 	const timer = setInterval(report, interactive ? 1000 : 15000);
 	try {
 		await new Promise((resolve, reject) => {
-			const child = spawn('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+			// Not `npm ci`: this registry lacks some other platforms' optional packages (e.g.
+			// msgpackr-extract-darwin-arm64@3.0.7), so the lockfile cannot list them and `npm ci`
+			// refuses it as out of sync. `npm install` with the lockfile installs the same tree.
+			const child = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
 			const onData = (chunk) => {
 				const text = chunk.toString();
-				fetched += (text.match(/npm http (fetch|cache)/g) ?? []).length;
+				fetched = Math.min(total, fetched + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length);
 				tail = (tail + text).slice(-6000);
 			};
 			child.stdout.on('data', onData);
 			child.stderr.on('data', onData);
 			child.on('error', reject);
-			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm ci of n8n ${N8N_VERSION} failed with code ${code}:\n${tail}`))));
+			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm install of n8n ${N8N_VERSION} failed with code ${code}:\n${tail}`))));
 		});
 	} finally {
 		clearInterval(timer);
