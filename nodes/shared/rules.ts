@@ -5,15 +5,28 @@ import { z } from 'zod';
  * Field rules of the interface document (sections 4 and 8), each written once and named after
  * what it checks. A rule's message completes the sentence "'<Parameter>' ..." so an error names
  * the item, the parameter and the rule. Values are never echoed: some fields are secrets.
+ *
+ * A rule is a plain function; `itemSchema` puts an operation's rules into one zod schema. (One
+ * zod transform per item, not one per field: a zod effect costs microseconds each, and the
+ * table is the same either way.)
  */
+
+/** What a rule makes of a value: the value to send (undefined: not sent), or what is wrong. */
+export type Checked<T> = { value: T } | { issue: string };
+export type FieldRule<T> = (value: unknown) => Checked<T>;
+
+const ok = <T>(value: T): Checked<T> => ({ value });
+const issue = (message: string): { issue: string } => ({ issue: message });
 
 const LETTERS_DIGITS = /^[A-Za-z0-9]*$/;
 
 /** n8n hands us strings, numbers (from a spreadsheet) or nothing (an added but empty field). */
 function asText(value: unknown): string | undefined {
-	if (value === undefined || value === null) return undefined;
+	if (typeof value === 'string') {
+		const trimmed = value.trim();
+		return trimmed === '' ? undefined : trimmed;
+	}
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
 	return undefined;
 }
 
@@ -26,30 +39,24 @@ interface TextRule {
 }
 
 /** A text field: required or optional (empty means not sent), a length limit, a character set. */
-export function text({ required = false, max, pattern, rule }: TextRule) {
-	return z.unknown().transform((value, ctx): string | undefined => {
-		const isText = value === undefined || value === null || typeof value === 'string' || typeof value === 'number';
+export function text({ required = false, max, pattern, rule }: TextRule): FieldRule<string | undefined> {
+	return (value) => {
+		if (value !== undefined && value !== null && typeof value !== 'string' && typeof value !== 'number') return issue('must be text');
 		const result = asText(value);
-		const fail = (message: string) => {
-			ctx.addIssue({ code: z.ZodIssueCode.custom, message });
-			return z.NEVER;
-		};
-		if (!isText) return fail('must be text');
-		if (result === undefined) return required ? fail('is required') : undefined;
-		if (max !== undefined && result.length > max) return fail(`must be at most ${max} characters long`);
-		if (pattern && !pattern.test(result)) return fail(rule ?? 'has a character that is not allowed');
-		return result;
-	});
+		if (result === undefined) return required ? issue('is required') : ok(undefined);
+		if (max !== undefined && result.length > max) return issue(`must be at most ${max} characters long`);
+		if (pattern && !pattern.test(result)) return issue(rule ?? 'has a character that is not allowed');
+		return ok(result);
+	};
 }
 
 /** One of a fixed list of values; an empty value takes the default the service would use. */
-export function oneOf<T extends string>(values: readonly T[], fallback?: T) {
-	return z.unknown().transform((value, ctx): T | undefined => {
+export function oneOf<T extends string>(values: readonly T[], fallback?: T): FieldRule<T | undefined> {
+	return (value) => {
 		const result = asText(value) ?? fallback;
-		if (result === undefined || (values as readonly string[]).includes(result)) return result as T | undefined;
-		ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be one of ${values.join(', ')}` });
-		return z.NEVER;
-	});
+		if (result === undefined || (values as readonly string[]).includes(result)) return ok(result as T | undefined);
+		return issue(`must be one of ${values.join(', ')}`);
+	};
 }
 
 interface AmountRule {
@@ -62,36 +69,29 @@ interface AmountRule {
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
-/** Canonical text of a decimal, so "100.50" and 100.5 compare equal. */
-function canonical(decimal: string): string {
-	const [whole, fraction = ''] = decimal.split('.');
-	const digits = whole.replace(/^0+(?=\d)/, '');
-	const decimals = fraction.replace(/0+$/, '');
-	return decimals ? `${digits}.${decimals}` : digits;
-}
+/** Any decimal of at most 15 significant digits survives a JSON number unchanged. */
+const EXACT_DIGITS = 15;
 
 /**
  * An amount that is never rounded: a value that a JSON number cannot carry exactly is refused,
  * not sent as something close to it.
  */
-export function amount({ min, max, maxDecimals, sendAs }: AmountRule) {
-	return z.unknown().transform((value, ctx): string | number => {
-		const fail = (message: string) => {
-			ctx.addIssue({ code: z.ZodIssueCode.custom, message });
-			return z.NEVER;
-		};
+export function amount({ min, max, maxDecimals, sendAs }: AmountRule): FieldRule<string | number> {
+	return (value) => {
 		const decimal = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : asText(value);
-		if (decimal === undefined) return fail('is required');
-		if (!PLAIN_DECIMAL.test(decimal)) return fail('must be a plain decimal number such as 100.50');
-		const decimals = decimal.split('.')[1]?.length ?? 0;
-		if (maxDecimals !== undefined && decimals > maxDecimals) return fail(`must have at most ${maxDecimals} decimal places`);
+		if (decimal === undefined) return issue('is required');
+		if (!PLAIN_DECIMAL.test(decimal)) return issue('must be a plain decimal number such as 100.50');
+		const point = decimal.indexOf('.');
+		const decimals = point < 0 ? 0 : decimal.length - point - 1;
+		if (maxDecimals !== undefined && decimals > maxDecimals) return issue(`must have at most ${maxDecimals} decimal places`);
 		const number = Number(decimal);
-		if (number < min) return fail(`must be at least ${min.toFixed(2)}`);
-		if (max !== undefined && number > max) return fail(`must be at most ${max.toFixed(2)}`);
-		if (sendAs === 'string') return decimal;
-		if (canonical(String(number)) !== canonical(decimal)) return fail('has more digits than can be sent exactly');
-		return number;
-	});
+		if (number < min) return issue(`must be at least ${min.toFixed(2)}`);
+		if (max !== undefined && number > max) return issue(`must be at most ${max.toFixed(2)}`);
+		if (sendAs === 'string') return ok(decimal);
+		const significant = decimal.replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
+		if (significant > EXACT_DIGITS) return issue('has more digits than can be sent exactly');
+		return ok(number);
+	};
 }
 
 /** Rules shared by several fields or operations. */
@@ -118,21 +118,48 @@ export const SERVICE_TIME_FORMAT = 'yyyy-MM-dd HH:mm:ss';
  * a Luxon DateTime (from expressions such as {{ $now.minus({ days: 1 }) }}), read in the workflow's
  * timezone because the service names none.
  */
-export function dateTime({ timezone }: Clock) {
-	return z.unknown().transform((value, ctx): DateTime | undefined => {
-		if (value === undefined || value === null || value === '') return undefined;
+export function dateTime({ timezone }: Clock): FieldRule<DateTime | undefined> {
+	return (value) => {
+		if (value === undefined || value === null || value === '') return ok(undefined);
 		let parsed: DateTime | undefined;
 		if (value instanceof Date) parsed = DateTime.fromJSDate(value).setZone(timezone);
 		else if (typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
 			parsed = DateTime.fromISO(String((value as { toISO: () => string }).toISO())).setZone(timezone);
 		} else if (typeof value === 'string') {
 			const trimmed = value.trim();
-			parsed = DateTime.fromISO(trimmed, { zone: timezone, setZone: false });
+			parsed = DateTime.fromISO(trimmed, { zone: timezone });
 			if (!parsed.isValid) parsed = DateTime.fromSQL(trimmed, { zone: timezone });
 			if (parsed.isValid) parsed = parsed.setZone(timezone);
 		}
-		if (parsed?.isValid) return parsed;
-		ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a date and time, e.g. 2026-01-31 09:30:00' });
-		return z.NEVER;
+		return parsed?.isValid ? ok(parsed) : issue('must be a date and time, e.g. 2026-01-31 09:30:00');
+	};
+}
+
+type Rules = Record<string, FieldRule<unknown>>;
+type Values<R extends Rules> = { [K in keyof R]: R[K] extends FieldRule<infer T> ? T : never };
+
+/** Rules across fields, run once every field passed its own: report with `fail(field, rule)`. */
+export type CrossCheck<R extends Rules> = (values: Values<R>, fail: (field: keyof R & string, rule: string) => void) => void;
+
+/**
+ * One zod schema for an operation's item: every field's rule in table order (the first broken
+ * rule is reported with the field as its path), then the cross-field checks. Fields the user
+ * left empty are left out of the result, so they are not sent.
+ */
+export function itemSchema<R extends Rules>(rules: R, crossCheck?: CrossCheck<R>) {
+	const entries = Object.entries(rules);
+	return z.any().transform((raw: Record<string, unknown>, ctx): Values<R> => {
+		const values: Record<string, unknown> = {};
+		const fail = (field: string, rule: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message: rule });
+		for (const [field, rule] of entries) {
+			const checked = rule(raw?.[field]);
+			if ('issue' in checked) {
+				fail(field, checked.issue);
+				return z.NEVER;
+			}
+			if (checked.value !== undefined) values[field] = checked.value;
+		}
+		crossCheck?.(values as Values<R>, fail);
+		return values as Values<R>;
 	});
 }

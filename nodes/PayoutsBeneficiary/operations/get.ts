@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { text } from '../../shared/rules';
+import { itemSchema, text } from '../../shared/rules';
 import type { PayoutOperation } from '../../shared/types';
 
-const schema = z.object({ beneId: text({ required: true }) });
+const schema = itemSchema({ beneId: text({ required: true }) });
 
 export const get: PayoutOperation<z.output<typeof schema>> = {
 	value: 'get',

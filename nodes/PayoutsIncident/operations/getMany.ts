@@ -1,8 +1,7 @@
-import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { dateTime, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
+import { dateTime, itemSchema, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
 import type { Clock } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
@@ -11,38 +10,32 @@ const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
 const MAX_WINDOW_DAYS = 7;
 const MAX_AGE_DAYS = 90;
 
-const isTimeOrEmpty = (value: unknown) => value === undefined || DateTime.isDateTime(value);
-
 /**
  * The incident window of the interface document: start not after end, at most 7 days, start
  * within the last 90 days. A missing end is the end of today and a missing start the start of
  * today, as the service defaults them, in the workflow's timezone.
  */
 function schema(clock: Clock) {
-	return z
-		.object({
+	return itemSchema(
+		{
 			status: oneOf(STATUSES, 'UNRESOLVED'),
 			startTime: dateTime(clock),
 			endTime: dateTime(clock),
 			entityCode: text({}),
-		})
-		.superRefine(({ startTime, endTime }, ctx) => {
-			// zod runs this even when a time failed its own rule: judge the window only on real times.
-			if (!isTimeOrEmpty(startTime) || !isTimeOrEmpty(endTime)) return;
-			const start: DateTime = startTime ?? clock.now.startOf('day');
-			const end: DateTime = endTime ?? clock.now.endOf('day');
-			const issue = (field: 'startTime' | 'endTime', message: string) =>
-				ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message });
-			if (start > end) issue('startTime', `must not be after 'End Time'${endTime ? '' : ' (the end of today when empty)'}`);
-			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS) issue(endTime ? 'endTime' : 'startTime', `must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`);
-			if (start < clock.now.minus({ days: MAX_AGE_DAYS })) issue('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
-		})
-		.transform(({ status, startTime, endTime, entityCode }) => ({
-			status,
-			startTime: startTime?.toFormat(SERVICE_TIME_FORMAT),
-			endTime: endTime?.toFormat(SERVICE_TIME_FORMAT),
-			entityCode,
-		}));
+		},
+		({ startTime, endTime }, fail) => {
+			const start = startTime ?? clock.now.startOf('day');
+			const end = endTime ?? clock.now.endOf('day');
+			if (start > end) fail('startTime', `must not be after 'End Time'${endTime ? '' : ' (the end of today when empty)'}`);
+			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS) fail(endTime ? 'endTime' : 'startTime', `must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`);
+			if (start < clock.now.minus({ days: MAX_AGE_DAYS })) fail('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
+		},
+	).transform(({ status, startTime, endTime, entityCode }) => ({
+		status,
+		startTime: startTime?.toFormat(SERVICE_TIME_FORMAT),
+		endTime: endTime?.toFormat(SERVICE_TIME_FORMAT),
+		entityCode,
+	}));
 }
 
 export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {

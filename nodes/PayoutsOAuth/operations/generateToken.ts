@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { text } from '../../shared/rules';
+import { itemSchema, text } from '../../shared/rules';
 import type { PayoutOperation } from '../../shared/types';
 
-const schema = z.object({ authCode: text({ required: true }) });
+const schema = itemSchema({ authCode: text({ required: true }) });
 
 export const generateToken: PayoutOperation<z.output<typeof schema>> = {
 	value: 'generateToken',

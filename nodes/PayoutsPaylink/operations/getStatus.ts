@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { text } from '../../shared/rules';
+import { itemSchema, text } from '../../shared/rules';
 import type { PayoutOperation } from '../../shared/types';
 
-const schema = z.object({ paylinkId: text({ required: true }) });
+const schema = itemSchema({ paylinkId: text({ required: true }) });
 
 export const getStatus: PayoutOperation<z.output<typeof schema>> = {
 	value: 'getStatus',

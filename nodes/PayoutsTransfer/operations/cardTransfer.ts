@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { amount, fields, oneOf, text } from '../../shared/rules';
+import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
 import { remarksProperty, transferIdProperty } from './fields';
@@ -9,8 +9,8 @@ import { transferOutput } from './transferOutput';
 const CARD_TYPES = ['CREDIT', 'DEBIT'] as const;
 const NETWORKS = ['NETWORK_A', 'NETWORK_B'] as const;
 
-const schema = z
-	.object({
+const schema = itemSchema(
+	{
 		token: text({ required: true }),
 		amount: amount({ min: 1, sendAs: 'string' }),
 		transferId: text({ required: true, ...fields.transferId }),
@@ -22,12 +22,11 @@ const schema = z
 		cryptogram: text({ max: 600 }),
 		tokenExpiry: text({ max: 10, pattern: /^\d{4}-(0[1-9]|1[0-2])$/, rule: 'must be a year and month in the format YYYY-MM, e.g. 2030-12' }),
 		tokenPANSequenceNumber: text({ max: 3, ...fields.alphanumeric }),
-	})
-	.superRefine((card, ctx) => {
-		if (typeof card.tokenExpiry === 'string' && card.networkType !== 'NETWORK_B') {
-			ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['tokenExpiry'], message: "applies only to NETWORK_B: set 'Network Type' to NETWORK_B or remove it" });
-		}
-	});
+	},
+	(card, fail) => {
+		if (card.tokenExpiry !== undefined && card.networkType !== 'NETWORK_B') fail('tokenExpiry', "applies only to NETWORK_B: set 'Network Type' to NETWORK_B or remove it");
+	},
+);
 
 export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 	value: 'cardTransfer',

@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { amount, fields, text } from '../../shared/rules';
+import { amount, fields, itemSchema, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
 
-const schema = z.object({
+const schema = itemSchema({
 	amount: amount({ min: 1, sendAs: 'number' }),
 	rechargeAccount: text({ required: true, ...fields.alphanumeric }),
 	transferId: text(fields.internalTransferId),

@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { amount, fields, oneOf, text } from '../../shared/rules';
+import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
 import { remarksProperty, transferIdProperty } from './fields';
@@ -8,7 +8,7 @@ import { transferOutput } from './transferOutput';
 
 const TRANSFER_MODES = ['banktransfer', 'imps', 'neft', 'rtgs', 'upi', 'walletA', 'walletB'] as const;
 
-const schema = z.object({
+const schema = itemSchema({
 	beneId: text({ required: true, ...fields.alphanumeric }),
 	// The field rule says at least 1.00; the errors name a maximum of Rs. 100000.
 	amount: amount({ min: 1, max: 100000, maxDecimals: 2, sendAs: 'number' }),
