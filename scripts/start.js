@@ -48,10 +48,10 @@ async function main() {
 
 	await n8n.ensureRuntime();
 
-	n8n.log('Building the package and installing it into n8n as a community package (npm pack, unpack, npm install)…');
+	n8n.log('Installing the package into n8n as a community package (build, npm pack, unpack, npm install)…');
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
 	const { reused } = await n8n.installPackage(USER_FOLDER, { reuse: true });
-	if (reused) n8n.log('The package is unchanged since the last start: installed copy reused.');
+	n8n.log(reused ? 'The package is unchanged since the last start: the installed copy is reused.' : 'Package built and installed.');
 
 	const sandboxPort = await n8n.freePort(Number(process.env.PAYOUTS_SANDBOX_PORT ?? 5680));
 	sandbox = await startSandbox({ port: sandboxPort, host: '127.0.0.1', httpStyle: 'mirror' });
