@@ -76,7 +76,8 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 		});
 		page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-		page.setDefaultTimeout(20000);
+		// The editor's bundle takes long to start on a busy 2-core machine.
+		page.setDefaultTimeout(90000);
 	});
 
 	afterAll(async () => {
