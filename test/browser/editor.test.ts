@@ -163,6 +163,27 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		);
 		for (const type of ours) expect(JSON.stringify(type.iconUrl)).toMatch(/\.svg/);
 	});
+
+	test("the credential's Test: a valid token connects, a refused one fails, also when the service answers HTTP 200", async () => {
+		// What the credential dialog's Test button sends, with the editor's own session.
+		const testCredential = (accessToken: string) =>
+			page.evaluate(
+				async ({ accessToken, baseUrl }) => {
+					const response = await fetch('/rest/credentials/test', {
+						method: 'POST',
+						headers: { 'content-type': 'application/json', 'browser-id': window.localStorage.getItem('n8n-browserId') ?? '' },
+						body: JSON.stringify({ credentials: { id: 'payoutsSandbox01', name: 'Payouts Sandbox', type: 'payoutsApi', data: { baseUrl, accessToken } } }),
+					});
+					return ((await response.json()) as { data: { status: string; message: string } }).data;
+				},
+				{ accessToken, baseUrl: sandbox.baseUrl },
+			);
+		expect(await testCredential(seed.credentials.accessToken)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect((await testCredential(seed.tokens.expired)).status).toBe('Error');
+		sandbox.configure({ httpStyle: 'always200' });
+		expect(await testCredential(seed.tokens.expired)).toEqual({ status: 'Error', message: 'The service refused the access token' });
+		sandbox.configure({ httpStyle: 'mirror' });
+	});
 });
 
 if (!chromiumPath) {
