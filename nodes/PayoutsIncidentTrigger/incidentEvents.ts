@@ -5,7 +5,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { findErrorRow } from '../shared/errors';
 import { SERVICE_TIME_FORMAT } from '../shared/rules';
 import { checkedBaseUrl, CREDENTIAL_TYPE, send } from '../shared/transport';
-import type { PayoutsCredentials } from '../shared/transport';
+import type { PayoutsCredentials, SendTarget } from '../shared/transport';
 
 /**
  * The incident trigger's poll: which incidents are new or newly resolved since the last poll,
@@ -74,10 +74,8 @@ function matches(incident: IDataObject, filters: Filters): boolean {
 	return true;
 }
 
-async function listIncidents(context: IPollFunctions, window: Window, entityCode: string | undefined): Promise<IDataObject[]> {
-	const credentials = await context.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
+async function listIncidents(context: IPollFunctions, target: SendTarget, window: Window, entityCode: string | undefined): Promise<IDataObject[]> {
 	const node = context.getNode();
-	const target = { baseUrl: checkedBaseUrl(node, credentials.baseUrl, 'Base URL'), timeoutMs: 30000, authenticated: true };
 	const qs: IDataObject = { status: 'ALL', startTime: window.start.toFormat(SERVICE_TIME_FORMAT), endTime: window.end.toFormat(SERVICE_TIME_FORMAT) };
 	if (entityCode) qs.entityCode = entityCode;
 	const answer = await send(context, target, { method: 'GET', path: '/payout/v1/incidents', qs });
@@ -101,9 +99,12 @@ async function listIncidents(context: IPollFunctions, window: Window, entityCode
 }
 
 async function listAll(context: IPollFunctions, windows: Window[], filters: Filters): Promise<IDataObject[]> {
+	// The credential is read once per poll, however many windows the poll needs.
+	const credentials = await context.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
+	const target: SendTarget = { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: 30000, authenticated: true, credentials };
 	const byId = new Map<string, IDataObject>();
 	for (const window of windows) {
-		for (const incident of await listIncidents(context, window, filters.entityCode)) {
+		for (const incident of await listIncidents(context, target, window, filters.entityCode)) {
 			if (matches(incident, filters)) byId.set(String(incident.id), incident);
 		}
 	}

@@ -198,6 +198,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 
 	// 3. Output in input order, paired with the input item.
 	const errorOutput = node.onError === 'continueErrorOutput';
+	const paramsOf = new Map(planned.map((entry) => [entry.index, entry.params]));
 	const output: INodeExecutionData[] = [];
 	for (let index = 0; index < items.length; index++) {
 		const outcome = outcomes.get(index);
@@ -205,7 +206,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		if ('items' in outcome) {
 			for (const json of outcome.items) output.push({ json, pairedItem: { item: index } });
 		} else {
-			const params = planned.find((entry) => entry.index === index)?.params;
+			const params = paramsOf.get(index);
 			output.push({ json: errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params), pairedItem: { item: index } });
 		}
 	}

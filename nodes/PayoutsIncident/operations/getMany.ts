@@ -30,11 +30,11 @@ function schema(clock: Clock) {
 			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS) fail(endTime ? 'endTime' : 'startTime', `must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`);
 			if (start < clock.now.minus({ days: MAX_AGE_DAYS })) fail('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
 		},
-	).transform(({ status, startTime, endTime, entityCode }) => ({
-		status,
-		startTime: startTime?.toFormat(SERVICE_TIME_FORMAT),
-		endTime: endTime?.toFormat(SERVICE_TIME_FORMAT),
-		entityCode,
+	).transform(({ startTime, endTime, ...rest }) => ({
+		...rest,
+		// Only what the user set is sent; the service applies its own defaults to the rest.
+		...(startTime && { startTime: startTime.toFormat(SERVICE_TIME_FORMAT) }),
+		...(endTime && { endTime: endTime.toFormat(SERVICE_TIME_FORMAT) }),
 	}));
 }
 
@@ -85,14 +85,9 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 		]),
 	],
 	schema,
-	// Only what the user set is sent; the service applies its own defaults to the rest.
-	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: definedOnly(query) }),
+	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: query }),
 	output: (answer) => {
 		const incidents = answer.data?.incidents;
 		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
 	},
 };
-
-function definedOnly(query: IDataObject): IDataObject {
-	return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
-}
