@@ -292,10 +292,15 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 			stack.mainLogs.push(logFile);
 			const server = await n8n.startServer(stack.mainEnv, logFile);
 			stack.main = server;
-			await waitUntil('n8n main login', async () => {
+			// n8n answers /rest/settings, then login, before it mounts its other routes (a restarted
+			// main took seconds more here): wait for the routes the demo and the tests use.
+			await waitUntil('n8n main login and REST API', async () => {
 				stack.cookie = await n8n.ensureOwner(server.url);
+				for (const route of ['/rest/workflows', '/rest/executions']) {
+					if (!(await fetch(`${server.url}${route}?limit=1`, { headers: { cookie: stack.cookie } })).ok) return false;
+				}
 				return true;
-			}, { timeoutSeconds: 60 });
+			}, { timeoutSeconds: 120 });
 			return server;
 		};
 		const mainPart = { stop: () => stack.main?.stop() ?? Promise.resolve() };
