@@ -4,7 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { findErrorRow } from '../shared/errors';
 import { SERVICE_TIME_FORMAT } from '../shared/rules';
-import { checkedBaseUrl, CREDENTIAL_TYPE, send } from '../shared/transport';
+import { redactor } from '../shared/redact';
+import { checkedBaseUrl, CREDENTIAL_TYPE, excerpt, send } from '../shared/transport';
 import type { PayoutsCredentials, SendTarget } from '../shared/transport';
 
 /**
@@ -91,7 +92,7 @@ async function listIncidents(context: IPollFunctions, target: SendTarget, window
 			httpCode: subCode,
 		});
 	}
-	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? answer.excerpt : 'no envelope'}`;
+	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redactor([target.credentials?.accessToken])(answer.text)) : 'no envelope'}`;
 	throw new NodeApiError(node, { message: what } as JsonObject, {
 		message: `Listing incidents failed: ${what}`,
 		description: 'The next poll tries again; nothing was marked as seen.',

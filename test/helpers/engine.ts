@@ -35,7 +35,14 @@ import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
 import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
+import { forgetProcessedData, useMemoryProcessedData } from './processedData';
+
 export const PACKAGE = 'n8n-nodes-payouts';
+
+// The node's record of sent transfers lives in n8n's processed-data store; every test starts with
+// an empty one, as from a fresh n8n database. A test that re-runs a workflow keeps it meanwhile.
+useMemoryProcessedData();
+if (typeof beforeEach === 'function') beforeEach(forgetProcessedData);
 
 /** Node classes by the type name n8n gives them when the package is installed. */
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};

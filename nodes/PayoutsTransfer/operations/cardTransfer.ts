@@ -35,6 +35,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 	description: "Send an amount to a beneficiary's tokenised card",
 	action: 'Send a card transfer',
 	movesMoney: true,
+	refusesDuplicateTransferId: true,
 	host: 'payout',
 	secretFields: ['token', 'cryptogram'],
 	properties: [

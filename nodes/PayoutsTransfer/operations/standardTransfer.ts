@@ -25,6 +25,7 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 	description: 'Send an amount to a stored beneficiary and wait for the outcome',
 	action: 'Send a standard transfer',
 	movesMoney: true,
+	refusesDuplicateTransferId: true,
 	host: 'payout',
 	notice:
 		'The service has announced that this transfer API (v1.2) will be retired in favour of its second-generation transfers API.',
