@@ -230,6 +230,7 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		sandbox.configure({ faults: [{ match: { path: '/payout/v1.2/requestTransfer' }, fault: 'latency', latencyMs: 1200 }] });
 		const firstRun = await runManually('payoutsQueueBatch');
 		const [victim] = await until('the batch to be half paid on a worker', () => (ledger().length >= 2 && workerOf(firstRun).length === 1 ? workerOf(firstRun) : undefined), 60);
+		const killedAt = ledger().length;
 		stack.workers.find((worker: { name: string }) => worker.name === victim).kill();
 		// The request in flight when the worker died still reaches the service and moves money.
 		await sleep(2000);
@@ -252,6 +253,7 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		expect(status).toBe('success');
 		expect(output('Not Paid')).toEqual([]);
 		const reported = Object.fromEntries(output('Paid').map((item) => [item.transferId, item.status]));
+		process.stderr.write(`[queue test] killed ${victim} with ${killedAt} of ${BATCH_ROWS.length} rows in the ledger, ${paidBeforeRerun.length} after the request in flight landed; the re-run on ${workerOf(rerun)} reported ${JSON.stringify(reported)}\n`);
 		expect(reported).toEqual(Object.fromEntries(BATCH_ROWS.map((row) => [row.transferId, paidBeforeRerun.includes(row.transferId) ? 'ALREADY_SUBMITTED' : 'SUCCESS'])));
 	});
 });
