@@ -142,7 +142,8 @@ function psql(bin, port, sql) {
 async function startPostgres({ dir, port, fast = false }) {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error('Postgres is not installed (Debian package postgresql)');
-	if (!reachableByPostgres(dir)) throw new Error(`the postgres user cannot reach ${dir} (a parent folder is not searchable by others); set PAYOUTS_QUEUE_DIR to a folder under /tmp or /var/tmp`);
+	// `dir` itself becomes the postgres user's; its parents must let that user through.
+	if (!reachableByPostgres(path.dirname(dir))) throw new Error(`the postgres user cannot reach ${dir} (a parent folder is not searchable by others); set PAYOUTS_QUEUE_DIR to a folder under /tmp or /var/tmp`);
 	const owner = postgresOwner();
 	const dataDir = path.join(dir, 'data');
 	fs.mkdirSync(dir, { recursive: true });
