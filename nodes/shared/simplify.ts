@@ -8,15 +8,10 @@ import type { FieldRule } from './rules';
  * version 1 keeps the full output by default, so workflows saved with it are unchanged.
  */
 export function simplifyProperties(kept: readonly string[]): INodeProperties[] {
-	const base = {
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		description: `Whether to return a simplified version of the response instead of the raw data: only ${kept.join(', ')}`,
-	} as const;
+	const description = `Whether to return a simplified version of the response instead of the raw data: only ${kept.join(', ')}`;
 	return [
-		{ ...base, default: false, displayOptions: { show: { '@version': [1] } } },
-		{ ...base, default: true, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } },
+		{ displayName: 'Simplify', name: 'simplify', type: 'boolean', default: false, description, displayOptions: { show: { '@version': [1] } } },
+		{ displayName: 'Simplify', name: 'simplify', type: 'boolean', default: true, description, displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } },
 	];
 }
 

@@ -91,7 +91,8 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 		]),
 	],
 	schema,
-	request: ({ simplify: _simplify, ...query }) => ({ method: 'GET', path: '/payout/v1/incidents', qs: query }),
+	// 'Simplify' shapes the output only: it is not a query parameter of the service.
+	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify')) }),
 	output: (answer, { simplify }) => {
 		const incidents = Array.isArray(answer.data?.incidents) ? (answer.data.incidents as IDataObject[]) : [];
 		return simplify ? incidents.map((incident) => simplified(incident, SIMPLIFIED)) : incidents;

