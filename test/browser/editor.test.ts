@@ -134,7 +134,9 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await page.goto(`${server.url}/workflow/${workflow.id}`);
 		const canvasNodes = page.locator('[data-test-id="canvas-node"]');
 		await canvasNodes.first().waitFor({ timeout: 60000 });
-		expect(await canvasNodes.count()).toBe(workflow.nodes.length);
+		// Sticky notes are drawn on the canvas too, as notes, not as nodes.
+		expect(await canvasNodes.count()).toBe(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length);
+		expect(await page.locator('[data-test-id="sticky"]').count()).toBe(workflow.nodes.length - (await canvasNodes.count()));
 		await page.locator('[data-test-id="zoom-to-fit"]').click();
 		await page.waitForTimeout(600);
 
@@ -233,6 +235,16 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		expect(await fieldOf(ndv, name).inputValue()).toBe(text);
 	}
 	const executeStep = (ndv: ReturnType<Page['locator']>) => ndv.locator('[data-test-id="node-execute-button"]').first().click();
+	/** Waits for a locator; on a timeout, keeps a screenshot and what the panel and the sandbox show. */
+	async function waitOrReport(locator: ReturnType<Page['locator']>, name: string, timeout = 60000) {
+		try {
+			await locator.waitFor({ timeout });
+		} catch (error) {
+			await shoot(`debug-${name}`);
+			const ndvText = await page.locator('[data-test-id="ndv"]').innerText().catch(() => '(no panel)');
+			throw new Error(`${(error as Error).message}\npanel: ${ndvText.slice(0, 1500)}\nsandbox requests: ${JSON.stringify(sandbox.requests()).slice(0, 800)}`);
+		}
+	}
 	const closeNdv = async (ndv: ReturnType<Page['locator']>) => {
 		await ndv.locator('[data-test-id="ndv-close-button"]').click();
 		await ndv.waitFor({ state: 'hidden' });
@@ -242,10 +254,14 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		sandbox.reset();
 		const ndv = await openNode('typedStandard', 'Pay');
 		expect(await fieldOf(ndv, 'amount').inputValue()).toBe('');
-		await ndv.locator('[data-test-id="parameter-issues"]').first().waitFor();
+		// The field is marked, and its warning says why.
+		const issues = ndv.locator('[data-test-id="parameter-input-amount"] [data-test-id="parameter-issues"], [data-test-id="parameter-issues"]').first();
+		await issues.waitFor();
+		await issues.hover();
+		await waitOrReport(page.getByText('Parameter "Amount" is required.').first(), 'empty-tooltip', 15000);
 		await shoot('typing-amount-empty-flagged');
 		await executeStep(ndv);
-		await page.getByText(/Amount.*is required|required.*Amount/i).first().waitFor({ timeout: 30000 });
+		await waitOrReport(page.getByText('The workflow has issues and cannot be executed').first(), 'empty', 30000);
 		await shoot('typing-amount-empty-refused');
 		expect(sandbox.requests()).toEqual([]);
 		await closeNdv(ndv);
@@ -268,7 +284,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		const ndv = await openNode('typedStandard', 'Pay');
 		await typeInto(ndv, 'amount', '1500.50');
 		await executeStep(ndv);
-		await ndv.locator('[data-test-id="ndv-output-panel"]').getByText('SUCCESS').first().waitFor({ timeout: 60000 });
+		await waitOrReport(ndv.getByText('Transfer completed successfully').first(), 'paid');
 		await shoot('typing-amount-1500.50-paid');
 		const requests = sandbox.requests();
 		expect(requests).toHaveLength(1);
@@ -285,7 +301,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await fieldOf(ndv, 'amount').fill('{{ $json.amount }}');
 		await ndv.locator('[data-test-id="node-parameters"]').click({ position: { x: 5, y: 5 } });
 		await executeStep(ndv);
-		await ndv.locator('[data-test-id="ndv-output-panel"]').getByText('SUCCESS').first().waitFor({ timeout: 60000 });
+		await waitOrReport(ndv.getByText('Transfer completed successfully').first(), 'expression');
 		await shoot('typing-amount-expression-paid');
 		expect(sandbox.requests().map((request) => request.body)).toEqual([expect.objectContaining({ amount: 2500.75, transferId: 'typed_browser_2' })]);
 		await closeNdv(ndv);
@@ -319,9 +335,8 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		const ndv = page.locator('[data-test-id="ndv"]');
 		await ndv.locator('[data-test-id="node-parameters"]').waitFor();
 		await executeStep(ndv);
-		const output = ndv.locator('[data-test-id="ndv-output-panel"]');
-		await output.getByText('OPENBANK1').first().waitFor({ timeout: 60000 });
-		expect(await output.innerText()).not.toContain('DONEBANK1');
+		await waitOrReport(ndv.getByText('OPENBANK1').first(), 'trigger');
+		expect(await ndv.innerText()).not.toContain('DONEBANK1');
 		await shoot('typing-trigger-fetch-test-event');
 		await closeNdv(ndv);
 	});
