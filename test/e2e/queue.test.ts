@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * End to end in queue mode: Postgres, Redis, one n8n main and two `n8n worker` processes
  * (scripts/queue.js, the set-up of `npm run start:queue`), the package installed in each process's
