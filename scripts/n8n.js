@@ -211,8 +211,10 @@ function brokenNativeModules(runtime) {
 
 async function buildNativeModules(runtime) {
 	for (const name of brokenNativeModules(runtime)) {
-		log(`Building ${name} for n8n ${runtime.version} on Node ${runtime.nodeVersion}…`);
-		await run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts'], { cwd: runtime.dir, env: installEnv(runtime), stdio: ['ignore', 'inherit', 'inherit'] });
+		// sqlite3 compiles from source (its prebuilt binaries are not on the registry): about 2.5
+		// minutes of compiler output, shown only if the build fails.
+		log(`Building ${name} for n8n ${runtime.version} on Node ${runtime.nodeVersion}${name === 'sqlite3' ? ' (about 2 to 3 minutes)' : ''}…`);
+		await run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts'], { cwd: runtime.dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] });
 	}
 	const broken = brokenNativeModules(runtime);
 	if (broken.length) throw new Error(`${broken.join(' and ')} do(es) not load in ${runtime.dir} on Node ${runtime.nodeVersion} even after \`npm rebuild\`; n8n cannot start without it`);
