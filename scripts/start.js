@@ -2,7 +2,7 @@
 'use strict';
 /**
  * `npm start`: real n8n with this package, against the local sandbox.
- * Ensures the pinned n8n (installed once into a cache folder), builds and installs the package the
+ * Ensures the selected n8n and its Node (installed once into cache folders), builds and installs the package the
  * way n8n installs community packages, starts the sandbox, creates the "Payouts Sandbox"
  * credential, imports the examples, creates the owner account and prints the editor's address and
  * login. Ctrl-C stops n8n and the sandbox.
