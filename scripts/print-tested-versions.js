@@ -16,8 +16,8 @@ const duration = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min 
 
 function table() {
 	const { default: defaultVersion } = JSON.parse(fs.readFileSync(path.join(ROOT, 'e2e', 'n8n-runtime', 'versions.json'), 'utf8'));
-	const { runs } = JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8'));
-	const lines = ['| n8n | Node.js | Why this version | End-to-end suite (`test/e2e`) | Duration | Date |', '|---|---|---|---|---|---|'];
+	const { suite, runs } = JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8'));
+	const lines = [`| n8n | Node.js | Why this version | End-to-end suite (\`${suite}\`) | Duration | Date |`, '|---|---|---|---|---|---|'];
 	for (const run of runs) {
 		const total = run.passed + run.failed;
 		const result = run.installFailed ? '**did not install**' : run.failed ? `**failed**: ${run.failed} of ${total} tests` : `passed: ${run.passed} of ${total} tests`;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * `npm run test:matrix [-- <version> ...]`: the end-to-end suite (test/e2e) on every n8n of
+ * `npm run test:matrix [-- <version> ...]`: the end-to-end suite (versions.json's `matrixTests`:
+ * test/e2e) on every n8n of
  * e2e/n8n-runtime/versions.json (or on the versions named), one after another, each on its own
  * Node; a version missing from the cache is installed first. Writes the results to
  * e2e/n8n-runtime/tested-versions.json (a row per version; rows of versions not run are kept),
@@ -18,14 +19,14 @@ const { RESULTS_FILE, writeReadme } = require('./print-tested-versions');
 
 const minutes = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`);
 
-/** The e2e suite under jest (on this machine's Node), with n8n `version` as the runtime. */
+/** The tests of versions.json's `matrixTests` (the e2e suite) under jest, on this machine's Node, with n8n `version` as the runtime. */
 function runSuite(version) {
 	const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-matrix-')), 'jest.json');
 	const env = { ...process.env, N8N_VERSION: version };
 	delete env.N8N_RUNTIME_DIR; // names one version's folder, not every version's
 	const jest = path.join(n8n.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [jest, 'test/e2e', '--runInBand', '--json', `--outputFile=${report}`], { cwd: n8n.ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+		const child = spawn(process.execPath, [jest, ...n8n.VERSIONS.matrixTests, '--runInBand', '--json', `--outputFile=${report}`], { cwd: n8n.ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
 		child.on('close', (code) => {
 			let result = { passed: 0, failed: 0 };
 			try {
@@ -74,7 +75,7 @@ async function main() {
 	}
 	// The table's order; versions no longer in the table are dropped.
 	const ordered = n8n.VERSIONS.versions.map((entry) => runs.get(entry.n8n)).filter(Boolean);
-	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify({ suite: 'test/e2e', runs: ordered }, null, 2)}\n`);
+	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify({ suite: n8n.VERSIONS.matrixTests.join(' '), runs: ordered }, null, 2)}\n`);
 	writeReadme();
 	n8n.log(`Results in ${path.relative(n8n.ROOT, RESULTS_FILE)}; README "Tested n8n versions" updated.`);
 	process.exit(failures ? 1 : 0);
