@@ -20,7 +20,13 @@ const path = require('node:path');
 const flag = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
 if (flag >= 0) process.env.N8N_VERSION = process.argv[flag].includes('=') ? process.argv[flag].split('=')[1] : process.argv[flag + 1];
 
-const n8n = require('./n8n');
+let n8n;
+try {
+	n8n = require('./n8n');
+} catch (error) {
+	console.error(`[n8n-nodes-payouts] npm start failed: ${error.message}`);
+	process.exit(1);
+}
 const { startSandbox, seed } = require('../sandbox');
 
 // One user folder per n8n version: n8n migrates its database forward only, so an older n8n must
