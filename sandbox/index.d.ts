@@ -23,6 +23,8 @@ export interface SandboxOptions {
 	timezone?: string;
 	faults?: FaultRule[];
 	logger?: boolean;
+	/** What a second internal transfer with a used transferId gets (not shown in the document). */
+	internalDuplicates?: 'refuse' | 'book';
 }
 
 export interface ReceivedRequest {
@@ -65,7 +67,7 @@ export interface Sandbox {
 	requests(): ReceivedRequest[];
 	clearRequests(): void;
 	reset(): void;
-	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number }): void;
+	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book' }): void;
 	state(): SandboxState;
 	addIncident(fields?: Partial<Incident>): Incident;
 	resolveIncident(id: number): Incident;

@@ -17,6 +17,7 @@ const { triggers } = require('./triggers');
 
 const BODY_LIMIT = 1024 * 1024;
 const HTTP_STYLES = ['mirror', 'always200'];
+const INTERNAL_DUPLICATES = ['refuse', 'book'];
 
 /**
  * @param {object} [options]
@@ -27,6 +28,9 @@ const HTTP_STYLES = ['mirror', 'always200'];
  * @param {number} [options.latencyJitterMs] plus a random 0..jitter
  * @param {string} [options.timezone] the service's local time for incident windows, default UTC
  * @param {Array} [options.faults] fault rules, see faults.js
+ * @param {'refuse'|'book'} [options.internalDuplicates] what a second internal transfer with a used
+ *   transferId gets; the document does not say (refuse: "Transfer Id already exists", the default;
+ *   book: it moves money again, the worst case a client must survive)
  * @param {boolean} [options.logger] fastify's request log
  */
 async function startSandbox(options = {}) {
@@ -35,7 +39,9 @@ async function startSandbox(options = {}) {
 		latencyMs: options.latencyMs ?? 0,
 		latencyJitterMs: options.latencyJitterMs ?? 0,
 		faults: options.faults ?? [],
+		internalDuplicates: options.internalDuplicates ?? 'refuse',
 	};
+	if (!INTERNAL_DUPLICATES.includes(initial.internalDuplicates)) throw new Error(`internalDuplicates must be one of ${INTERNAL_DUPLICATES.join(', ')}`);
 	if (!HTTP_STYLES.includes(initial.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
 	const timezone = options.timezone ?? 'UTC';
 	let config = structuredClone(initial);
@@ -132,7 +138,7 @@ async function startSandbox(options = {}) {
 
 		const processRequest = () => {
 			if (parseFailure) return { envelope: error('422', parseFailure) };
-			const answer = operation.handler(state, { body, headers: request.headers, query: request.query, params: request.params, now: Date.now(), timezone });
+			const answer = operation.handler(state, { body, headers: request.headers, query: request.query, params: request.params, now: Date.now(), timezone, internalDuplicates: config.internalDuplicates });
 			return answer.httpStatus ? { raw: answer } : { envelope: answer };
 		};
 		const send = (result) => {
@@ -156,6 +162,7 @@ async function startSandbox(options = {}) {
 	function configure(change = {}) {
 		if (change === null || typeof change !== 'object') throw new Error('configure takes an object { httpStyle, faults, latencyMs, latencyJitterMs }');
 		if (change.httpStyle !== undefined && !HTTP_STYLES.includes(change.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
+		if (change.internalDuplicates !== undefined && !INTERNAL_DUPLICATES.includes(change.internalDuplicates)) throw new Error(`internalDuplicates must be one of ${INTERNAL_DUPLICATES.join(', ')}`);
 		if (change.faults !== undefined && !Array.isArray(change.faults)) throw new Error('faults must be an array of rules');
 		for (const fault of change.faults ?? []) {
 			if (!fault || (!(fault.fault in FAULTS) && fault.fault !== 'latency')) throw new Error(`unknown fault ${fault?.fault}; known: latency, ${Object.keys(FAULTS).join(', ')}`);
@@ -163,8 +170,8 @@ async function startSandbox(options = {}) {
 		for (const key of ['latencyMs', 'latencyJitterMs']) {
 			if (change[key] !== undefined && !(Number.isFinite(change[key]) && change[key] >= 0)) throw new Error(`${key} must be a number of milliseconds`);
 		}
-		const { httpStyle, faults, latencyMs, latencyJitterMs } = structuredClone(change);
-		const known = Object.fromEntries(Object.entries({ httpStyle, faults, latencyMs, latencyJitterMs }).filter(([, value]) => value !== undefined));
+		const { httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates } = structuredClone(change);
+		const known = Object.fromEntries(Object.entries({ httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates }).filter(([, value]) => value !== undefined));
 		config = { ...config, ...known };
 	}
 

@@ -243,7 +243,7 @@ function standardTransfer(state, { body, headers, now }) {
 	return reply;
 }
 
-function internalTransfer(state, { body, headers }) {
+function internalTransfer(state, { body, headers, internalDuplicates = 'refuse' }) {
 	const { account, answer } = authenticate(state, headers);
 	if (answer) return answer;
 	const broken = firstBrokenRule('internalTransfer', body);
@@ -252,7 +252,8 @@ function internalTransfer(state, { body, headers }) {
 	if (!recharge) return error('404', M.rechargeMissing);
 	if (!recharge.configured || !account.internalConfigured) return error('422', M.notConfigured);
 	const transferId = body.transferId ?? `INT${state.nextReference}`;
-	if (state.usedTransferIds.has(transferId)) return error('400', M.transferIdExists);
+	// Not shown in the document: configurable, so tests can prove a client never relies on it.
+	if (internalDuplicates === 'refuse' && state.usedTransferIds.has(transferId)) return error('400', M.transferIdExists);
 	const amount = paise(body.amount);
 	if (account.balance < amount) return error('400', M.balance);
 	const referenceId = reference(state);

@@ -4,7 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { findErrorRow } from '../shared/errors';
 import { SERVICE_TIME_FORMAT } from '../shared/rules';
-import { checkedBaseUrl, CREDENTIAL_TYPE, send } from '../shared/transport';
+import { redactor } from '../shared/redact';
+import { checkedBaseUrl, CREDENTIAL_TYPE, excerpt, send } from '../shared/transport';
 import type { PayoutsCredentials, SendTarget } from '../shared/transport';
 
 /**
@@ -27,7 +28,8 @@ interface SeenState {
 }
 
 interface Filters {
-	mode?: string;
+	/** Version 1: comma-separated text; version 2: the picked modes. */
+	mode?: string | string[];
 	entityCode?: string;
 	impact?: string;
 	scheduled?: 'any' | 'scheduled' | 'unscheduled';
@@ -60,9 +62,8 @@ export function windowsFrom(start: DateTime, end: DateTime, now: DateTime): { wi
 }
 
 function matches(incident: IDataObject, filters: Filters): boolean {
-	const listed = (value: string | undefined) =>
-		(value ?? '')
-			.split(',')
+	const listed = (value: string | string[] | undefined) =>
+		(Array.isArray(value) ? value : String(value ?? '').split(','))
 			.map((entry) => entry.trim().toUpperCase())
 			.filter(Boolean);
 	const modes = listed(filters.mode);
@@ -91,7 +92,7 @@ async function listIncidents(context: IPollFunctions, target: SendTarget, window
 			httpCode: subCode,
 		});
 	}
-	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? answer.excerpt : 'no envelope'}`;
+	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redactor([target.credentials?.accessToken])(answer.text)) : 'no envelope'}`;
 	throw new NodeApiError(node, { message: what } as JsonObject, {
 		message: `Listing incidents failed: ${what}`,
 		description: 'The next poll tries again; nothing was marked as seen.',
@@ -113,17 +114,36 @@ async function listAll(context: IPollFunctions, windows: Window[], filters: Filt
 
 const byTime = (field: string) => (a: IDataObject, b: IDataObject) => String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
 
+/**
+ * A sample for "Fetch Test Event": for New Incident the latest incident still open (or, when none
+ * is, the latest one), for Resolved Incident the latest resolution; with both, the later of the two.
+ */
+export function testEvent(incidents: IDataObject[], events: IncidentEvent[]): IDataObject | undefined {
+	const latest = (list: IDataObject[], field: string) => [...list].sort(byTime(field)).pop();
+	const samples: Array<{ at: string; item: IDataObject }> = [];
+	if (events.includes('new')) {
+		const incident = latest(incidents.filter((candidate) => candidate.isResolved !== true), 'createdAt') ?? latest(incidents, 'createdAt');
+		if (incident) samples.push({ at: String(incident.createdAt ?? ''), item: { event: 'new', ...incident } });
+	}
+	if (events.includes('resolved')) {
+		const incident = latest(incidents.filter((candidate) => candidate.isResolved === true), 'resolvedAt');
+		if (incident) samples.push({ at: String(incident.resolvedAt ?? ''), item: { event: 'resolved', ...incident } });
+	}
+	return samples.sort((a, b) => a.at.localeCompare(b.at)).pop()?.item;
+}
+
 export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const events = this.getNodeParameter('events', []) as IncidentEvent[];
 	const filters = this.getNodeParameter('filters', {}) as Filters;
 	const options = this.getNodeParameter('options', {}) as { emitExisting?: boolean };
 	const now = DateTime.now().setZone(this.getTimezone());
 
-	// The editor's "Fetch Test Event": the latest matching incident, nothing remembered.
+	// The editor's "Fetch Test Event": the latest matching event of the kinds chosen in
+	// 'Trigger On', nothing remembered.
 	if (this.getMode() === 'manual') {
 		const recent = await listAll(this, windowsFrom(now.minus(MAX_WINDOW), now, now).windows, filters);
-		const latest = recent.sort(byTime('createdAt')).pop();
-		return latest ? [[{ json: { event: latest.isResolved ? 'resolved' : 'new', ...latest } }]] : null;
+		const sample = testEvent(recent, events);
+		return sample ? [[{ json: sample }]] : null;
 	}
 
 	const state = this.getWorkflowStaticData('node') as SeenState;

@@ -6,7 +6,10 @@ import { displayNames } from './describe';
 import { findErrorRow } from './errors';
 import { readOptions } from './options';
 import type { RunOptions } from './options';
-import { checkedBaseUrl, CREDENTIAL_TYPE, send } from './transport';
+import { redactor } from './redact';
+import { fingerprint, SentTransfers } from './sentTransfers';
+import type { Before } from './sentTransfers';
+import { checkedBaseUrl, CREDENTIAL_TYPE, excerpt, send } from './transport';
 import type { Answer, PayoutsCredentials, SendTarget } from './transport';
 import type { ApiRequest, Envelope, Params, PayoutOperation } from './types';
 
@@ -31,6 +34,8 @@ interface Failure {
 	serviceMessage?: string;
 	/** May be sent again with the same request (same transferId). */
 	retryable: boolean;
+	/** Refused by our own checks before anything was sent. */
+	invalid?: true;
 }
 
 type Outcome = { items: IDataObject[] } | { failure: Failure };
@@ -41,29 +46,14 @@ interface Planned {
 	request: ApiRequest;
 }
 
-/**
- * What this node sent per execution, for n8n's "Retry On Fail", which re-runs the whole node in
- * the same execution: a transfer that already has an outcome is not sent again (its outcome is
- * output again), and one that was sent without a clear answer is re-sent with the same
- * transferId, its duplicate answer then reported as ALREADY_SUBMITTED. Kept only for nodes with
- * Retry On Fail on, for a bounded number of executions.
- */
-type SentTransfers = Map<string, IDataObject[] | 'sent'>;
-const sentByExecution = new Map<string, SentTransfers>();
-const REMEMBERED_EXECUTIONS = 50;
-
-function sentTransfersOf(context: IExecuteFunctions): SentTransfers | undefined {
-	const node = context.getNode();
-	const executionId = context.getExecutionId();
-	if (!node.retryOnFail || !executionId) return undefined;
-	const key = `${executionId}:${node.id}`;
-	let sent = sentByExecution.get(key);
-	if (!sent) {
-		sent = new Map();
-		sentByExecution.set(key, sent);
-		if (sentByExecution.size > REMEMBERED_EXECUTIONS) sentByExecution.delete(sentByExecution.keys().next().value as string);
-	}
-	return sent;
+/** Everything one run needs to send an item, read once. */
+interface Run {
+	context: IExecuteFunctions;
+	operation: PayoutOperation;
+	target: SendTarget;
+	options: RunOptions;
+	/** What this node sent before (transfers only, not in a dry run). */
+	sent?: SentTransfers;
 }
 
 function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: RunOptions): SendTarget {
@@ -95,10 +85,15 @@ function targetFor(context: IExecuteFunctions, operation: PayoutOperation, crede
 	};
 }
 
-/** Replaces every secret in a text, whatever the service or the HTTP layer put there. */
-function redactor(secrets: unknown[]) {
-	const values = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
-	return (text: string) => values.reduce((result, secret) => result.split(secret).join('***'), text);
+/** The workflow's id keys the node's record of sent transfers; n8n gives every saved workflow one. */
+function workflowIdOf(context: IExecuteFunctions): string {
+	const { id } = context.getWorkflow();
+	if (!id) {
+		throw new NodeOperationError(context.getNode(), 'Save the workflow before it sends transfers', {
+			description: 'The node keeps its record of sent transfers under the workflow, so that no re-run pays twice. Nothing was sent.',
+		});
+	}
+	return String(id);
 }
 
 function readParameters(context: IExecuteFunctions, operation: PayoutOperation, index: number): Params {
@@ -156,44 +151,48 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
 	const names = displayNames(operation);
 	const credentialSecrets = [credentials.accessToken, credentials.clientSecret];
-	const sentBefore = operation.movesMoney ? sentTransfersOf(this) : undefined;
+	const workflowId = operation.movesMoney ? workflowIdOf(this) : '';
+	const run: Run = { context: this, operation, target, options, sent: operation.movesMoney && !options.dryRun ? SentTransfers.of(this, workflowId) : undefined };
 
 	// 1. Validate every item before anything is sent.
-	const planned: Planned[] = [];
 	const outcomes = new Map<number, Outcome>();
 	const secretsOf = new Map<number, unknown[]>();
+	let planned: Planned[] = [];
 	for (let index = 0; index < items.length; index++) {
 		const checked = checkItem(this, operation, schema, names, index);
 		secretsOf.set(index, [...credentialSecrets, ...checked.secrets]);
 		if ('failure' in checked) outcomes.set(index, { failure: checked.failure });
 		else planned.push(checked.entry);
 	}
-	const firstInvalid = [...outcomes.entries()][0];
-	if (firstInvalid && !continueOnFail) {
-		throw toNodeError(node, firstInvalid[0], (firstInvalid[1] as { failure: Failure }).failure, 'No item was sent: every item is checked before the first request.');
+	if (operation.movesMoney) {
+		for (const [index, failure] of sharedTransferIds(planned)) outcomes.set(index, { failure });
+		planned = planned.filter((entry) => !outcomes.has(entry.index));
+		if (operation.transferIdWhenEmpty) planned = withTransferIds(operation, planned, { workflowId, nodeId: node.id });
+	}
+	const invalidItems = [...outcomes.keys()].sort((a, b) => a - b);
+	if (invalidItems.length > 0 && !continueOnFail) {
+		const first = outcomes.get(invalidItems[0]) as { failure: Failure };
+		const rest = invalidItems.slice(1);
+		const others = rest.length > 0 ? ` Also invalid: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
+		throw toNodeError(node, invalidItems[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
 	}
 
 	// 2. Send the valid items (or describe them, in a dry run).
-	const sentBeforeFailure: number[] = [];
+	const sentItems: number[] = [];
 	let stoppingFailure: { index: number; failure: Failure } | undefined;
 	const perform = async (entry: Planned): Promise<boolean> => {
 		const redact = redactor(secretsOf.get(entry.index) ?? credentialSecrets);
-		const outcome = options.dryRun
-			? { items: [dryRunItem(operation, target, entry.request)] }
-			: await sendWithRetries(this, operation, target, entry, options.retries, sentBefore, redact);
+		const outcome = options.dryRun ? { items: [dryRunItem(operation, target, entry.request)] } : await sendOnce(run, entry, redact, () => sentItems.push(entry.index));
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && !continueOnFail) {
 			stoppingFailure ??= { index: entry.index, failure: outcome.failure };
 			return false;
 		}
-		sentBeforeFailure.push(entry.index);
 		return true;
 	};
 	await forEachBounded(planned, options.concurrency, options.requestsPerSecond, perform);
 	if (stoppingFailure) {
-		const sent = sentBeforeFailure.sort((a, b) => a - b);
-		const note = operation.movesMoney && sent.length > 0 ? `Items already sent in this run: ${sent.join(', ')}. Do not send them again with new Transfer IDs.` : '';
-		throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, note);
+		throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, operation.movesMoney ? stoppedBatchNote(sentItems, outcomes) : '');
 	}
 
 	// 3. Output in input order, paired with the input item.
@@ -213,6 +212,51 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	return [output];
 }
 
+/**
+ * Every item whose request may have reached the service, with what is known of it, so that a
+ * stopped batch never leaves a paid row unaccounted for (several may be in flight at once).
+ */
+function stoppedBatchNote(sentItems: number[], outcomes: Map<number, Outcome>): string {
+	if (sentItems.length === 0) return '';
+	const statusOf = (index: number) => {
+		const outcome = outcomes.get(index);
+		if (!outcome) return 'no answer yet';
+		return 'items' in outcome ? String(outcome.items[0]?.status) : outcome.failure.status;
+	};
+	const list = [...sentItems].sort((a, b) => a - b).map((index) => `${index} (${statusOf(index)})`);
+	return `Items sent in this run: ${list.join(', ')}. Run the same items again with the same Transfer IDs: this node sends only what it has not sent before, and reports the rest as ALREADY_SUBMITTED.`;
+}
+
+/** Two rows with one Transfer ID would be one transfer: neither is sent, and each names the other. */
+function sharedTransferIds(planned: Planned[]): Map<number, Failure> {
+	const byId = new Map<string, number[]>();
+	for (const { index, params } of planned) {
+		if (typeof params.transferId === 'string') byId.set(params.transferId, [...(byId.get(params.transferId) ?? []), index]);
+	}
+	const failures = new Map<number, Failure>();
+	for (const [transferId, indexes] of byId) {
+		if (indexes.length < 2) continue;
+		for (const index of indexes) {
+			const others = indexes.filter((other) => other !== index).join(', ');
+			failures.set(index, invalid(index, `'Transfer ID' ${transferId} is also used by item ${others}`, "Give each row its own 'Transfer ID': one Transfer ID is one transfer."));
+		}
+	}
+	return failures;
+}
+
+/** Gives items without a Transfer ID the operation's stable one (internal transfers). */
+function withTransferIds(operation: PayoutOperation, planned: Planned[], origin: { workflowId: string; nodeId: string }): Planned[] {
+	const seen = new Map<string, number>();
+	return planned.map((entry) => {
+		if (entry.params.transferId !== undefined) return entry;
+		const values = fingerprint(operation.value, entry.request.body ?? {});
+		const occurrence = seen.get(values) ?? 0;
+		seen.set(values, occurrence + 1);
+		const params = { ...entry.params, transferId: operation.transferIdWhenEmpty?.(entry.params, { ...origin, occurrence }) };
+		return { ...entry, params, request: operation.request(params) };
+	});
+}
+
 /** Reads one item's parameters and checks them against the operation's rules; never throws. */
 function checkItem(
 	context: IExecuteFunctions,
@@ -221,29 +265,43 @@ function checkItem(
 	names: Map<string, string>,
 	index: number,
 ): ({ entry: Planned } | { failure: Failure }) & { secrets: unknown[] } {
+	const secretFields = operation.secretFields ?? [];
 	let raw: Params = {};
 	try {
-		const defaults = operation.itemDefaults?.({ executionId: context.getExecutionId(), nodeId: context.getNode().id, index });
-		raw = { ...defaults, ...definedOnly(readParameters(context, operation, index)) };
-		const secrets = (operation.secretFields ?? []).map((field) => raw[field]);
+		raw = definedOnly(readParameters(context, operation, index));
+		const secrets = secretFields.map((field) => raw[field]);
 		const result = schema.safeParse(raw);
-		if (result.success) return { entry: { index, params: result.data, request: operation.request(result.data) }, secrets };
-		const issue = result.error.issues[0];
-		const label = names.get(String(issue.path[0] ?? '')) ?? String(issue.path[0] ?? 'a parameter');
-		return { failure: invalid(index, `'${label}' ${issue.message}`, `Correct '${label}' in item ${index}. Nothing was sent for this item.`), secrets };
+		// What is sent counts as a secret too: the rules trim white space.
+		if (result.success) return { entry: { index, params: result.data, request: operation.request(result.data) }, secrets: [...secrets, ...secretFields.map((field) => result.data[field])] };
+		const fields = [...new Set(result.error.issues.map((issue) => String(issue.path[0] ?? '')))];
+		const label = (field: string) => `'${names.get(field) ?? (field || 'a parameter')}'`;
+		const broken = result.error.issues.map((issue) => {
+			const field = String(issue.path[0] ?? '');
+			const given = secretFields.includes(field) || raw[field] === undefined ? '' : ` (given: ${shown(raw[field])})`;
+			return `${label(field)} ${issue.message}${given}`;
+		});
+		return { failure: invalid(index, broken.join('; '), `Correct ${listed(fields.map(label))} in item ${index}.`), secrets };
 	} catch (error) {
-		const secrets = (operation.secretFields ?? []).map((field) => raw[field]);
+		const secrets = secretFields.map((field) => raw[field]);
 		const reason = redactor(secrets)((error as Error).message ?? String(error));
-		return { failure: invalid(index, `The parameters could not be read: ${reason}`, 'Fix the expression or value of the parameter the message names. Nothing was sent for this item.'), secrets };
+		return { failure: invalid(index, `The parameters could not be read: ${reason}`, 'Fix the expression or value of the parameter the message names.'), secrets };
 	}
 }
+
+/** A value as the user gave it, short enough for a message. */
+function shown(value: unknown): string {
+	const text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+const listed = (names: string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`);
 
 function definedOnly(raw: Params): Params {
 	return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''));
 }
 
 function invalid(index: number, rule: string, hint: string): Failure {
-	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', fromService: false, retryable: false };
+	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', fromService: false, retryable: false, invalid: true };
 }
 
 function toNodeError(node: ReturnType<IExecuteFunctions['getNode']>, itemIndex: number, failure: Failure, note: string) {
@@ -259,7 +317,7 @@ function errorItem(failure: Failure, params: Params | undefined): IDataObject {
 		status: failure.status,
 		subCode: failure.subCode ?? null,
 		message: failure.serviceMessage ?? failure.message,
-		hint: failure.hint,
+		hint: failure.invalid ? `${failure.hint} Nothing was sent for this item.` : failure.hint,
 	};
 	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
 	return item;
@@ -284,49 +342,119 @@ function dryRunItem(operation: PayoutOperation, target: SendTarget, request: Api
 	return item;
 }
 
-async function sendWithRetries(
-	context: IExecuteFunctions,
-	operation: PayoutOperation,
-	target: SendTarget,
-	entry: Planned,
-	retries: number,
-	sentBefore: SentTransfers | undefined,
-	redact: (text: string) => string,
-): Promise<Outcome> {
-	const transferId = typeof entry.params.transferId === 'string' ? entry.params.transferId : undefined;
-	const earlier = transferId === undefined ? undefined : sentBefore?.get(transferId);
-	if (Array.isArray(earlier)) return { items: earlier };
+/**
+ * Sends one item at most once per run, guided by the node's record of what it sent before:
+ * - never sent: recorded as in flight, then sent;
+ * - sent before with these values and clearly answered: not sent again, ALREADY_SUBMITTED;
+ * - sent before with these values without a clear answer: sent again with the same Transfer ID
+ *   where the service refuses duplicates (its answer decides), otherwise reported UNKNOWN;
+ * - the Transfer ID sent before with other values: a conflict, not sent.
+ */
+async function sendOnce(run: Run, entry: Planned, redact: (text: string) => string, onSend: () => void): Promise<Outcome> {
+	const { operation, sent } = run;
+	const transferId = entry.params.transferId as string | undefined;
+	if (!sent || transferId === undefined) {
+		onSend();
+		return await sendWithRetries(run, entry, false, redact);
+	}
+	const print = fingerprint(operation.value, entry.request.body ?? {});
+	let before: Before;
+	try {
+		before = await sent.claim(transferId, print);
+	} catch (error) {
+		return { failure: recordFailure(entry, error) };
+	}
+	if (before === 'conflict') return { failure: conflict(entry) };
+	if (before === 'answered') {
+		await sent.answered(transferId, print).catch(() => undefined);
+		return { items: [alreadySubmitted(entry)] };
+	}
+	if (before === 'unanswered' && !operation.refusesDuplicateTransferId) return { failure: unansweredBefore(entry) };
+	onSend();
+	const outcome = await sendWithRetries(run, entry, before === 'unanswered', redact);
+	// A failed bookkeeping call never hides the outcome: at worst a later run reports UNKNOWN.
+	if ('items' in outcome) await sent.answered(transferId, print).catch(() => undefined);
+	else if (outcome.failure.status === 'ERROR') await sent.refused(transferId, print).catch(() => undefined);
+	return outcome;
+}
+
+async function sendWithRetries(run: Run, entry: Planned, resent: boolean, redact: (text: string) => string): Promise<Outcome> {
+	const { context, operation, target, options } = run;
 	for (let attempt = 0; ; attempt++) {
 		const answer = await send(context, target, entry.request);
-		const outcome = interpret(operation, answer, entry, attempt > 0 || earlier === 'sent', redact);
-		if (transferId !== undefined) sentBefore?.set(transferId, 'items' in outcome ? outcome.items : 'sent');
-		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= retries) return outcome;
+		const outcome = interpret(operation, answer, entry, resent || attempt > 0, redact);
+		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return outcome;
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 	}
 }
 
-function unknownOutcomeHint(entry: Planned): string {
+/**
+ * This node's own earlier request with this row's values reached the service: from the node's
+ * record (answered then), or from the service refusing the repeat as a duplicate (`answer`).
+ */
+function alreadySubmitted(entry: Planned, answer?: { subCode: string; message: string }): IDataObject {
+	return {
+		status: 'ALREADY_SUBMITTED',
+		subCode: answer?.subCode ?? null,
+		message: answer?.message ?? 'This node sent this transfer with these values before, and the service answered it then',
+		transferId: entry.params.transferId as string,
+		hint: 'Not paid again: an earlier request of this node with this Transfer ID and these values reached the service. Its outcome is in the dashboard (and in the earlier execution).',
+	};
+}
+
+function conflict(entry: Planned): Failure {
+	const transferId = String(entry.params.transferId);
+	return {
+		message: `This node sent Transfer ID ${transferId} before with other values [item ${entry.index}]`,
+		hint: `One Transfer ID is one transfer, so nothing was sent. If this row is a new transfer, give it a new 'Transfer ID'; if it corrects the earlier one, look up ${transferId} in the dashboard first.`,
+		status: 'ERROR',
+		fromService: false,
+		retryable: false,
+	};
+}
+
+function unansweredBefore(entry: Planned): Failure {
+	const transferId = String(entry.params.transferId);
+	return {
+		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came [item ${entry.index}]`,
+		hint: `Not sent again: the service may not refuse a repeated internal transfer. Look up Transfer ID ${transferId} in the dashboard; if it is not there, send the row with a new 'Transfer ID' under Additional Fields.`,
+		status: 'UNKNOWN',
+		fromService: false,
+		retryable: false,
+	};
+}
+
+function recordFailure(entry: Planned, error: unknown): Failure {
+	return {
+		message: `The node could not record the transfer before sending it [item ${entry.index}]`,
+		hint: `Nothing was sent. n8n's processed-data store answered: ${(error as Error)?.message ?? String(error)}. Run the item again once n8n's database is reachable.`,
+		status: 'ERROR',
+		fromService: false,
+		retryable: false,
+	};
+}
+
+function unknownOutcomeHint(entry: Planned, operation: PayoutOperation): string {
 	const { transferId } = entry.params;
-	if (transferId === undefined) {
-		return 'The request may have reached the service, and no Transfer ID was sent, so the service chose one. Check the dashboard before running this item again.';
-	}
-	return `The request may have reached the service. Look up Transfer ID ${String(transferId)} in the dashboard before doing anything else; sending it again with the same Transfer ID is safe because the service refuses a duplicate.`;
+	const resend = operation.refusesDuplicateTransferId
+		? 'sending it again with the same Transfer ID is safe because the service refuses a duplicate.'
+		: 'this node will not send it again, because the service may not refuse a repeated internal transfer.';
+	return `The request may have reached the service. Look up Transfer ID ${String(transferId)} in the dashboard before doing anything else; ${resend}`;
 }
 
 /** Turns one answer into output items or a failure; the only place that judges answers. */
 function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
 	const item = `[item ${entry.index}]`;
-	const transferId = entry.params.transferId;
 	// A transfer without a clear answer may have moved money: say so, never guess.
 	const unclear = (what: string, httpStatus?: number): Failure =>
 		operation.movesMoney
 			? {
 					message: redact(`The outcome of the transfer is unknown: ${what} ${item}`),
-					hint: unknownOutcomeHint(entry),
+					hint: unknownOutcomeHint(entry, operation),
 					status: 'UNKNOWN',
 					fromService: true,
 					subCode: httpStatus ? String(httpStatus) : undefined,
-					retryable: transferId !== undefined,
+					retryable: operation.refusesDuplicateTransferId === true,
 				}
 			: {
 					message: redact(`The service did not answer clearly: ${what} ${item}`),
@@ -352,7 +480,7 @@ function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, r
 			}
 			return { failure: unclear(answer.reason) };
 		case 'unreadable':
-			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${answer.excerpt}`, answer.httpStatus) };
+			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${excerpt(redact(answer.text))}`, answer.httpStatus) };
 		case 'object':
 			if (operation.host === 'verification' && answer.httpStatus >= 200 && answer.httpStatus < 300) {
 				return { items: operation.output({ status: 'SUCCESS', subCode: String(answer.httpStatus), message: '', data: answer.body }, entry.params) };
@@ -373,18 +501,8 @@ function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: 
 	const serviceMessage = redact(envelope.message);
 	const item = `[item ${entry.index}]`;
 	if (operation.movesMoney && resent && /transfer id already exists/i.test(envelope.message)) {
-		// Our own earlier attempt reached the service: the transfer was submitted once, not twice.
-		return {
-			items: [
-				{
-					status: 'ALREADY_SUBMITTED',
-					subCode: envelope.subCode,
-					message: serviceMessage,
-					transferId: entry.params.transferId as string,
-					hint: 'An earlier attempt with this Transfer ID reached the service, so it was not sent twice. Check its outcome in the dashboard.',
-				},
-			],
-		};
+		// This node's own earlier request with these values reached the service: submitted once, not twice.
+		return { items: [alreadySubmitted(entry, { subCode: envelope.subCode, message: serviceMessage })] };
 	}
 	const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
 	const unknown = operation.movesMoney && (row.unknownOutcome === true || serverSide);
@@ -392,12 +510,12 @@ function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: 
 		failure: {
 			message: `${unknown ? 'The outcome of the transfer is unknown: ' : ''}${serviceMessage} ${item}`,
 			// A row of its own (201 "no response from bank") says it; a server fault needs the general advice.
-			hint: unknown && !row.unknownOutcome ? unknownOutcomeHint(entry) : row.hint,
+			hint: unknown && !row.unknownOutcome ? unknownOutcomeHint(entry, operation) : row.hint,
 			status: unknown ? 'UNKNOWN' : 'ERROR',
 			fromService: true,
 			subCode: envelope.subCode,
 			serviceMessage,
-			retryable: unknown ? entry.params.transferId !== undefined : serverSide,
+			retryable: unknown ? operation.refusesDuplicateTransferId === true : serverSide,
 		},
 	};
 }

@@ -103,7 +103,8 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			concurrencyOf(1, 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'),
 			dryRun,
 			requestsPerSecond,
-			transferRetries,
+			// Only where the service refuses a repeated Transfer ID is a re-send safe.
+			...(operation.refusesDuplicateTransferId ? [transferRetries] : []),
 			timeout,
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
@@ -128,7 +129,7 @@ export function readOptions(operation: PayoutOperation, given: Partial<RunOption
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,
-		retries: kindOf(operation) === 'token' ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
+		retries: kindOf(operation) === 'token' || (operation.movesMoney && !operation.refusesDuplicateTransferId) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
 	};
 }

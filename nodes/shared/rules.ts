@@ -4,7 +4,8 @@ import { z } from 'zod';
 /**
  * Field rules of the interface document (sections 4 and 8), each written once and named after
  * what it checks. A rule's message completes the sentence "'<Parameter>' ..." so an error names
- * the item, the parameter and the rule. Values are never echoed: some fields are secrets.
+ * the item, the parameter and the rule. Rules never echo values (some fields are secrets): the
+ * routine adds the given value to the message for fields that are not secret.
  *
  * A rule is a plain function; `itemSchema` puts an operation's rules into one zod schema. (One
  * zod transform per item, not one per field: a zod effect costs microseconds each, and the
@@ -142,24 +143,26 @@ type Values<R extends Rules> = { [K in keyof R]: R[K] extends FieldRule<infer T>
 export type CrossCheck<R extends Rules> = (values: Values<R>, fail: (field: keyof R & string, rule: string) => void) => void;
 
 /**
- * One zod schema for an operation's item: every field's rule in table order (the first broken
- * rule is reported with the field as its path), then the cross-field checks. Fields the user
- * left empty are left out of the result, so they are not sent.
+ * One zod schema for an operation's item: every field's rule in table order (each broken rule is
+ * reported, with its field as the path, so the user sees all of them at once), then the
+ * cross-field checks once every field passed its own. Fields the user left empty are left out of
+ * the result, so they are not sent.
  */
 export function itemSchema<R extends Rules>(rules: R, crossCheck?: CrossCheck<R>) {
 	const entries = Object.entries(rules);
 	return z.any().transform((raw: Record<string, unknown>, ctx): Values<R> => {
 		const values: Record<string, unknown> = {};
-		const fail = (field: string, rule: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message: rule });
+		let broken = false;
+		const fail = (field: string, rule: string) => {
+			broken = true;
+			ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message: rule });
+		};
 		for (const [field, rule] of entries) {
 			const checked = rule(raw?.[field]);
-			if ('issue' in checked) {
-				fail(field, checked.issue);
-				return z.NEVER;
-			}
-			if (checked.value !== undefined) values[field] = checked.value;
+			if ('issue' in checked) fail(field, checked.issue);
+			else if (checked.value !== undefined) values[field] = checked.value;
 		}
-		crossCheck?.(values as Values<R>, fail);
-		return values as Values<R>;
+		if (!broken) crossCheck?.(values as Values<R>, fail);
+		return broken ? z.NEVER : (values as Values<R>);
 	});
 }

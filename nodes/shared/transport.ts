@@ -26,6 +26,11 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The bearer token must not travel in clear: plain http only to this machine. */
 export function checkedBaseUrl(node: INode, url: string | undefined, field: string): string {
+	if (String(url ?? '').trim() === '') {
+		throw new NodeOperationError(node, `The credential has no '${field}'`, {
+			description: `Fill in '${field}' in the Payouts API credential with the service's address from your payouts dashboard, e.g. https://payout-api.example.com`,
+		});
+	}
 	let parsed: URL;
 	try {
 		parsed = new URL(String(url ?? ''));
@@ -52,8 +57,9 @@ export type Answer =
 	| { kind: 'envelope'; httpStatus: number; envelope: Envelope }
 	/** A JSON object without the envelope (the OAuth token endpoint answers so). */
 	| { kind: 'object'; httpStatus: number; body: IDataObject }
-	/** Anything else: an HTML error page, an empty or malformed body. */
-	| { kind: 'unreadable'; httpStatus: number; excerpt: string }
+	/** Anything else: an HTML error page, an empty or malformed body (whole: it may echo a secret,
+	 * so it is redacted before it is shortened with `excerpt`). */
+	| { kind: 'unreadable'; httpStatus: number; text: string }
 	/** No answer at all: a timeout or a dropped connection. `reachedService` is false only when
 	 * the connection was never made, so the request cannot have been processed. */
 	| { kind: 'noAnswer'; reason: string; reachedService: boolean };
@@ -88,10 +94,10 @@ export function readAnswer(httpStatus: number, text: string): Answer {
 	try {
 		parsed = JSON.parse(text);
 	} catch {
-		return { kind: 'unreadable', httpStatus, excerpt: excerpt(text) };
+		return { kind: 'unreadable', httpStatus, text };
 	}
 	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		return { kind: 'unreadable', httpStatus, excerpt: excerpt(text) };
+		return { kind: 'unreadable', httpStatus, text };
 	}
 	const body = parsed as IDataObject;
 	if (typeof body.status === 'string' && OUTCOME_STATUSES.includes(body.status) && body.subCode !== undefined) {
@@ -103,7 +109,8 @@ export function readAnswer(httpStatus: number, text: string): Answer {
 	return { kind: 'object', httpStatus, body };
 }
 
-function excerpt(text: string): string {
+/** A short, one-line view of a body for a message: only ever of text already redacted. */
+export function excerpt(text: string): string {
 	const flat = text.replace(/\s+/g, ' ').trim();
 	if (flat === '') return '(empty body)';
 	return flat.length > EXCERPT_LENGTH ? `${flat.slice(0, EXCERPT_LENGTH)}…` : flat;

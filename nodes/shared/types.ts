@@ -29,6 +29,14 @@ export interface Envelope {
 	data?: IDataObject;
 }
 
+/** Where a row comes from, for a Transfer ID that n8n's re-runs cannot change. */
+export interface TransferOrigin {
+	workflowId: string;
+	nodeId: string;
+	/** How many earlier items of this run carry the same values (two identical top-ups are two). */
+	occurrence: number;
+}
+
 /** Values validated by an operation's schema; the routine adds nothing but what the schema returns. */
 export type Params = Record<string, unknown>;
 
@@ -55,9 +63,11 @@ export interface PayoutOperation<P extends Params = Params> {
 	request(params: P): ApiRequest;
 	/** Turns a SUCCESS or PENDING answer into output items. */
 	output(answer: Envelope, params: P): IDataObject[];
-	/** Values an item gets for fields the user left empty (e.g. a Transfer ID that stays the same
-	 * when n8n runs the node again in the same execution). */
-	itemDefaults?(item: { executionId: string | undefined; nodeId: string; index: number }): Params;
+	/** The service refuses a second transfer with a used transferId (its error table has the row),
+	 * so sending one again with the same transferId cannot pay twice. */
+	refusesDuplicateTransferId?: boolean;
+	/** A Transfer ID for an item that has none, the same whenever n8n runs the same row again. */
+	transferIdWhenEmpty?(params: P, origin: TransferOrigin): string;
 	/** Fields whose values are secrets: never echoed in errors, dry runs or logs. */
 	secretFields?: string[];
 	/** Shown in the editor, e.g. that the service announced the endpoint's retirement. */

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
+import { forgetProcessedData } from '../helpers/processedData';
 import { runNode, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
 
@@ -82,6 +83,7 @@ describe('(a) the node refuses what the service would refuse for its form, and s
 				await fc.assert(
 					fc.asyncProperty(target.value ?? anyValue, async (value) => {
 						service.sandbox.reset();
+						forgetProcessedData();
 						const unique = `fz_${++runCounter}`;
 						const item: IDataObject = { ...target.base, transferId: unique, [field]: value as never };
 						const fields = [...new Set([...Object.keys(target.base), ...(target.type === 'payoutsTransfer' ? ['transferId'] : []), field])];
@@ -138,6 +140,7 @@ describe('(b) any answer becomes an outcome or a clear NodeApiError', () => {
 		await fc.assert(
 			fc.asyncProperty(statuses, contentTypes, body, async (status, contentType, text) => {
 				service.sandbox.reset();
+				forgetProcessedData();
 				service.sandbox.configure({ faults: [{ fault: 'replay', status, body: text, contentType }] });
 				const thrown = await runNode(target, [{}], service.credentials());
 				if (thrown.error) {

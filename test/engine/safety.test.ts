@@ -1,7 +1,7 @@
 /**
  * Money safety under faults: no transfer is ever sent with a new transferId, an answer that did
  * not come is an explicit unknown outcome, retries reuse the transferId, reads retry on server
- * faults but never on 4xx, and n8n's own "Retry On Fail" pays no one twice.
+ * faults but never on 4xx. (n8n's Retry On Fail, execution retry and loops: exactlyOnce.test.ts.)
  */
 import { runNode, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
@@ -117,29 +117,6 @@ describe('reads retry on server faults, never on 4xx', () => {
 		const { error } = await runNode(beneficiary(seed.beneficiaries.verified, { retries: 2 }), [{}], service.credentials());
 		expect(error?.httpCode).toBe('520');
 		expect(service.sandbox.requests()).toHaveLength(3);
-	});
-});
-
-describe("n8n's Retry On Fail re-runs the whole node and still pays no one twice", () => {
-	test('a batch whose last transfer failed without an answer', async () => {
-		service.sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'rof_3' }, times: 1 }] });
-		const { items, error } = await runNode(standard({}, { retryOnFail: true, maxTries: 2 }), [row('rof_1'), row('rof_2'), row('rof_3')], service.credentials());
-		expect(error).toBeUndefined();
-		// The second run outputs the first two outcomes again without sending them, and re-sends
-		// only the unknown one, with its transferId: the service refuses it as a duplicate.
-		expect(items.map((item) => item.json.status)).toEqual(['SUCCESS', 'SUCCESS', 'ALREADY_SUBMITTED']);
-		expect(sentIds()).toEqual(['rof_1', 'rof_2', 'rof_3', 'rof_3']);
-		expect(service.sandbox.state().transfers.map((transfer: { transferId: string }) => transfer.transferId)).toEqual(['rof_1', 'rof_2', 'rof_3']);
-	});
-
-	test('internal transfers without a transferId: the node-made ID stays the same across the re-run', async () => {
-		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-		const node = { type: 'payoutsTransfer', retryOnFail: true, maxTries: 2, parameters: { operation: 'internalTransfer', amount: 10, rechargeAccount: seed.rechargeAccounts.configured, additionalFields: {} } };
-		await runNode(node, [{}], service.credentials(), { executionId: '9001' });
-		const ids = sentIds();
-		expect(ids).toHaveLength(2);
-		expect(ids[0]).toBe(ids[1]);
-		expect(service.sandbox.state().transfers).toHaveLength(1);
 	});
 });
 

@@ -43,8 +43,9 @@ function everythingVisible(result: Awaited<ReturnType<typeof runNode>>) {
 	return [JSON.stringify(result.run.data.resultData), ...errorParts].join('\n');
 }
 
+/** Not even in part: the whole value, and its first or last 12 characters (a cut-off excerpt). */
 function expectNoSecrets(text: string, secrets: string[]) {
-	for (const secret of secrets) {
+	for (const secret of secrets.flatMap((value) => (value.length > 12 ? [value, value.slice(0, 12), value.slice(-12)] : [value]))) {
 		const at = text.indexOf(secret);
 		expect(at === -1 ? 'not found' : `found: …${text.slice(Math.max(0, at - 120), at + secret.length + 20)}…`).toBe('not found');
 	}
@@ -84,6 +85,20 @@ const paths: Array<[string, () => Promise<Awaited<ReturnType<typeof runNode>>>]>
 		},
 	],
 	['an OAuth token exchange', () => runNode({ type: 'payoutsOAuth', parameters: { operation: 'generateToken', authCode: seed.authCodes[2] } }, [{}], service.credentials())],
+	...([['bearer token', seed.credentials.accessToken], ['card token', seed.cards.success1], ['cryptogram', cryptogram]] as const).map(([name, secret]): [string, () => Promise<Awaited<ReturnType<typeof runNode>>>] => [
+		`a long error page whose excerpt would cut through the ${name}`,
+		async () => {
+			service.sandbox.configure({ faults: [{ fault: 'replay', status: 502, contentType: 'text/html', body: `<html>${'x'.repeat(110)} ${secret} ${'y'.repeat(50)}</html>` }] });
+			return runNode(cardNode(), [{ amount: '10', card: seed.cards.success1, cryptogram }], service.credentials());
+		},
+	]),
+	[
+		'a card token and cryptogram with stray white space, echoed as sent (trimmed and JSON-escaped)',
+		async () => {
+			service.sandbox.configure({ faults: [{ fault: 'replay', status: 200, contentType: 'text/plain', body: `received ${JSON.stringify({ token: seed.cards.success1, cryptogram })}` }] });
+			return runNode(cardNode(), [{ amount: '10', card: `  ${seed.cards.success1}\t`, cryptogram: ` ${cryptogram} ` }], service.credentials());
+		},
+	],
 	['plain http to a remote host', () => runNode(cardNode(), [{ amount: '10', card: seed.cards.success1, cryptogram }], service.credentials({ baseUrl: 'http://payouts.example.com' }))],
 ];
 

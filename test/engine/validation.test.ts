@@ -48,11 +48,12 @@ const cases: Array<[string, { type: string; parameters: INodeParameters }, strin
 	['card type unknown', card({ cardType: 'PREPAID' }), "'Card Type' must be one of CREDIT, DEBIT"],
 	['card remarks too long', card({}, { remarks: 'x'.repeat(71) }), "'Remarks' must be at most 70 characters long"],
 	['card remarks with punctuation', card({}, { remarks: 'thanks!' }), "'Remarks' may contain only letters, digits and spaces"],
-	['card network unknown', card({}, { networkType: 'NETWORK_C' }), "'Network Type' must be one of NETWORK_A, NETWORK_B"],
+	['card network unknown', card({}, { networkType: 'NETWORK_C' }), "'Network Type' must be Network A or Network B (in an expression: NETWORK_A or NETWORK_B)"],
 	['card cryptogram too long', card({}, { networkType: 'NETWORK_B', cryptogram: 'c'.repeat(601) }), "'Cryptogram' must be at most 600 characters long"],
 	['card token expiry not YYYY-MM', card({}, { networkType: 'NETWORK_B', tokenExpiry: '2030-13' }), "'Token Expiry' must be a year and month in the format YYYY-MM"],
 	['card token expiry too long', card({}, { networkType: 'NETWORK_B', tokenExpiry: '2030-12-31T00' }), "'Token Expiry' must be at most 10 characters long"],
-	['card token expiry on NETWORK_A', card({}, { networkType: 'NETWORK_A', tokenExpiry: '2030-12' }), "'Token Expiry' applies only to NETWORK_B"],
+	// The editor hides 'Token Expiry' for Network A; an expression for the network still reaches the rule.
+	['card token expiry on Network A (network from an expression)', card({}, { networkType: '={{ "NETWORK_A" }}', tokenExpiry: '2030-12' }), "'Token Expiry' applies only to Network B: set 'Network Type' to Network B"],
 	['card PAN sequence number too long', card({}, { tokenPANSequenceNumber: '1234' }), "'Token PAN Sequence Number' must be at most 3 characters long"],
 	['card PAN sequence number not alphanumeric', card({}, { tokenPANSequenceNumber: '1_' }), "'Token PAN Sequence Number' may contain only letters and digits"],
 
@@ -100,7 +101,7 @@ describe('a bad item is refused before anything is sent', () => {
 test('a batch of three with a bad middle item sends nothing, and the error names item 1', async () => {
 	const node = { type: 'payoutsTransfer', parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.id }}', transferMode: 'banktransfer' } };
 	const { error } = await runNode(node, [{ amount: 10, id: 'batch_a' }, { amount: 0.5, id: 'batch_b' }, { amount: 12, id: 'batch_c' }], service.credentials());
-	expect(error?.message).toBe("'Amount' must be at least 1.00 [item 1]");
+	expect(error?.message).toBe("'Amount' must be at least 1.00 (given: 0.5) [item 1]");
 	expect(service.sandbox.requests()).toEqual([]);
 	expect(service.sandbox.state().transfers).toHaveLength(0);
 });
@@ -115,10 +116,10 @@ test('under Continue On Fail the bad item becomes an error item and only the goo
 	expect(error).toBeUndefined();
 	expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	expect(items[1].json).toEqual({
-		error: "'Amount' must be at least 1.00 [item 1]",
+		error: "'Amount' must be at least 1.00 (given: 0.5) [item 1]",
 		status: 'ERROR',
 		subCode: null,
-		message: "'Amount' must be at least 1.00 [item 1]",
+		message: "'Amount' must be at least 1.00 (given: 0.5) [item 1]",
 		hint: "Correct 'Amount' in item 1. Nothing was sent for this item.",
 	});
 	expect(items[0].json.status).toBe('SUCCESS');
@@ -152,11 +153,36 @@ test('under "Continue (using error output)" a failed row arrives on the error ou
 	expect(items.map((item) => item.json.transferId)).toEqual(['split_a']);
 	expect(errorItems.map((item) => item.json)).toEqual([
 		{
-			error: { message: "'Amount' must be at least 1.00 [item 1]", serviceMessage: "'Amount' must be at least 1.00 [item 1]", status: 'ERROR', subCode: null, hint: "Correct 'Amount' in item 1. Nothing was sent for this item." },
+			error: { message: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", serviceMessage: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", status: 'ERROR', subCode: null, hint: "Correct 'Amount' in item 1. Nothing was sent for this item." },
 		},
 		{
 			error: { message: 'Beneficiary does not exist [item 2]', serviceMessage: 'Beneficiary does not exist', status: 'ERROR', subCode: '404', hint: expect.stringContaining("No beneficiary has this 'Beneficiary ID'"), transferId: 'split_c' },
 		},
 	]);
 	expect(errorItems.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+});
+
+describe('every broken rule of an item at once, with the value given when it is no secret', () => {
+	test('three broken rules in one message; the description says once that nothing was sent', async () => {
+		const node = { type: 'payoutsTransfer', parameters: { operation: 'standardTransfer', beneId: 'BENE-1', amount: '150000', transferId: 'has space', transferMode: 'banktransfer', additionalFields: {} } };
+		const { error } = await runNode(node, [{}], service.credentials());
+		expect(error?.message).toBe(
+			"'Beneficiary ID' may contain only letters and digits (given: \"BENE-1\"); 'Amount' must be at most 100000.00 (given: \"150000\"); 'Transfer ID' may contain only letters, digits and underscore (given: \"has space\") [item 0]",
+		);
+		expect(error?.description).toBe("Correct 'Beneficiary ID', 'Amount' and 'Transfer ID' in item 0. No item was sent: every item is checked before the first request.");
+		expect(service.sandbox.requests()).toEqual([]);
+	});
+
+	test('a secret is never shown, even when it breaks a rule', async () => {
+		const node = { type: 'payoutsTransfer', parameters: { operation: 'cardTransfer', token: 'x', amount: '0.5', transferId: 'card_secret_rule', cardType: 'CREDIT', additionalFields: { cryptogram: 'C'.repeat(601) } } };
+		const { error } = await runNode(node, [{}], service.credentials());
+		expect(error?.message).toBe("'Amount' must be at least 1.00 (given: \"0.5\"); 'Cryptogram' must be at most 600 characters long [item 0]");
+	});
+
+	test('several invalid items: the first is the error, the others are named', async () => {
+		const node = { type: 'payoutsPaylink', parameters: { operation: 'getStatus', paylinkId: '={{ $json.id }}' } };
+		const { error } = await runNode(node, [{ id: 'ok' }, {}, { id: 'fine' }, {}], service.credentials());
+		expect(error?.message).toBe("'Paylink ID' is required [item 1]");
+		expect(error?.description).toBe("Correct 'Paylink ID' in item 1. No item was sent: every item is checked before the first request. Also invalid: item 3.");
+	});
 });

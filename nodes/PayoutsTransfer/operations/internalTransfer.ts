@@ -1,8 +1,10 @@
+import { createHash } from 'crypto';
 import type { z } from 'zod';
 
 import { amount, fields, itemSchema, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
-import type { PayoutOperation } from '../../shared/types';
+import type { PayoutOperation, TransferOrigin } from '../../shared/types';
+import { amountProperty } from './fields';
 
 const schema = itemSchema({
 	amount: amount({ min: 1, sendAs: 'number' }),
@@ -10,10 +12,15 @@ const schema = itemSchema({
 	transferId: text(fields.internalTransferId),
 });
 
-/** Fits the internal transfer's rule: letters, digits, hyphen and underscore, at most 40. */
-function stableTransferId(executionId: string, nodeId: string, index: number): string {
-	const compact = (value: string) => value.replace(/[^A-Za-z0-9]/g, '');
-	return `n8n-${compact(executionId).slice(-16)}-${compact(nodeId).slice(0, 8)}-${index}`.slice(0, 40);
+/**
+ * A row without a Transfer ID gets one made of what it is (workflow, node, amount, account, and
+ * how many identical rows came before it in the run), never of the execution: n8n's Retry On Fail,
+ * its execution retry and a re-run after a crash all send the same row with the same ID, so the
+ * node's record of sent transfers recognises it. Fits the rule: letters, digits, hyphen, 40 at most.
+ */
+function transferIdOf({ amount, rechargeAccount }: { amount: string | number; rechargeAccount?: string }, origin: TransferOrigin): string {
+	const what = JSON.stringify([origin.workflowId, origin.nodeId, String(amount), rechargeAccount, origin.occurrence]);
+	return `n8n-${createHash('sha256').update(what).digest('hex').slice(0, 36)}`;
 }
 
 export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
@@ -25,15 +32,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	movesMoney: true,
 	host: 'payout',
 	properties: [
-		{
-			displayName: 'Amount',
-			name: 'amount',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 1,
-			required: true,
-			description: 'At least 1. Never rounded: a value that cannot be sent exactly is refused.',
-		},
+		amountProperty('Decimal amount, at least 1.00'),
 		{
 			displayName: 'Recharge Account',
 			name: 'rechargeAccount',
@@ -49,12 +48,12 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				default: '',
 				description:
-					'Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node sends an ID made of the execution, the node and the item, so a re-run of the node in the same execution cannot pay twice.',
+					'Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node sends an ID made of the row (amount and account): a re-run or retry of the same row is recognised and not paid twice, so the same top-up again on a later run needs its own Transfer ID.',
 			},
 		]),
 	],
-	// Never let the service pick the ID: a retry could not then be recognised as a duplicate.
-	itemDefaults: ({ executionId, nodeId, index }) => (executionId ? { transferId: stableTransferId(executionId, nodeId, index) } : {}),
+	// Never let the service pick the ID: a retry could not then be recognised as the same transfer.
+	transferIdWhenEmpty: transferIdOf,
 	schema: () => schema,
 	request: (transfer) => ({ method: 'POST', path: '/payout/v1/internalTransfer', body: transfer }),
 	output: (answer, transfer) => [
