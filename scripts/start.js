@@ -2,21 +2,36 @@
 'use strict';
 /**
  * `npm start`: real n8n with this package, against the local sandbox.
- * Ensures the pinned n8n (installed once into a cache folder), builds and installs the package the
+ * Ensures the selected n8n and its Node (installed once into cache folders), builds and installs the package the
  * way n8n installs community packages, starts the sandbox, creates the "Payouts Sandbox"
  * credential, imports the examples, creates the owner account and prints the editor's address and
  * login. Ctrl-C stops n8n and the sandbox.
  *
- * Environment: N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), PAYOUTS_N8N_USER_FOLDER
- * (.cache/n8n-user in this checkout), N8N_RUNTIME_DIR (~/.cache/n8n-nodes-payouts/n8n-<version>).
+ * Which n8n: `npm start -- --n8n <version>` or N8N_VERSION=<version> (one of
+ * e2e/n8n-runtime/versions.json; default: the newest there).
+ * Environment: N8N_VERSION, N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), PAYOUTS_N8N_USER_FOLDER
+ * (.cache/n8n-user-<version> in this checkout), PAYOUTS_CACHE_DIR (~/.cache/n8n-nodes-payouts),
+ * N8N_RUNTIME_DIR (<cache>/n8n-<version>).
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
-const n8n = require('./n8n');
+// `--n8n <version>` / `--n8n=<version>` picks the n8n version, before scripts/n8n.js reads it.
+const flag = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
+if (flag >= 0) process.env.N8N_VERSION = process.argv[flag].includes('=') ? process.argv[flag].split('=')[1] : process.argv[flag + 1];
+
+let n8n;
+try {
+	n8n = require('./n8n');
+} catch (error) {
+	console.error(`[n8n-nodes-payouts] npm start failed: ${error.message}`);
+	process.exit(1);
+}
 const { startSandbox, seed } = require('../sandbox');
 
-const USER_FOLDER = path.resolve(process.env.PAYOUTS_N8N_USER_FOLDER ?? path.join(n8n.ROOT, '.cache', 'n8n-user'));
+// One user folder per n8n version: n8n migrates its database forward only, so an older n8n must
+// not open a newer one's.
+const USER_FOLDER = path.resolve(process.env.PAYOUTS_N8N_USER_FOLDER ?? path.join(n8n.ROOT, '.cache', `n8n-user-${n8n.N8N_VERSION}`));
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 let server;
@@ -46,7 +61,7 @@ async function main() {
 		}, 1000).unref();
 	}
 
-	await n8n.ensureRuntime();
+	const runtime = await n8n.ensureRuntime();
 
 	n8n.log('Installing the package into n8n as a community package (build, npm pack, unpack, npm install)…');
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
@@ -75,7 +90,7 @@ async function main() {
 		fs.writeFileSync(marker, wanted);
 	}
 
-	n8n.log(`Starting n8n ${n8n.N8N_VERSION}…`);
+	n8n.log(`Starting n8n ${runtime.version} on Node ${runtime.nodeVersion}…`);
 	const logFile = path.join(USER_FOLDER, 'n8n.log');
 	server = await n8n.startServer(env, logFile);
 	server.child.on('exit', (code) => {
@@ -87,13 +102,14 @@ async function main() {
 	await n8n.ensureOwner(server.url);
 
 	console.log(`
-n8n ${n8n.N8N_VERSION} is running with n8n-nodes-payouts, against the local payouts sandbox (up in ${seconds(started)}).
+n8n ${runtime.version} (Node ${runtime.nodeVersion}) is running with n8n-nodes-payouts, against the local payouts sandbox (up in ${seconds(started)}).
 
   Editor:    ${server.url}
   Login:     ${n8n.OWNER.email} / ${n8n.OWNER.password}
   Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests)
   Examples:  Overview → the workflows named "Payouts: …" (from examples/)
   n8n log:   ${logFile}
+  Versions:  ${n8n.VERSIONS.versions.map((entry) => entry.n8n).join(', ')}  (npm start -- --n8n <version>)
 
 Press Ctrl-C to stop n8n and the sandbox.`);
 }

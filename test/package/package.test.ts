@@ -48,3 +48,19 @@ test("the README's error table is the one the nodes use (scripts/print-error-tab
 	const printed = readme.split('<!-- error-table:start -->\n')[1]?.split('\n<!-- error-table:end -->')[0];
 	expect(printed).toBe(table());
 });
+
+test("the README's tested n8n versions are the last matrix run's, one row per version we run (scripts/print-tested-versions.js)", () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const printer = require('../../scripts/print-tested-versions.js') as { RESULTS_FILE: string; table: () => string; readmeTable: () => string | undefined };
+	expect(printer.readmeTable()).toBe(printer.table());
+	const versions = JSON.parse(readFileSync(`${root}/e2e/n8n-runtime/versions.json`, 'utf8')) as { default: string; versions: Array<{ n8n: string; node: string }> };
+	const { runs } = JSON.parse(readFileSync(printer.RESULTS_FILE, 'utf8')) as { runs: Array<{ n8n: string; node: string }> };
+	expect(runs.map((run) => [run.n8n, run.node])).toEqual(versions.versions.map((entry) => [entry.n8n, entry.node]));
+	expect(versions.versions.map((entry) => entry.n8n)).toContain(versions.default);
+});
+
+test('engines.node is the lowest Node that a tested n8n runs on', () => {
+	const versions = JSON.parse(readFileSync(`${root}/e2e/n8n-runtime/versions.json`, 'utf8')) as { versions: Array<{ node: string }> };
+	const lowest = versions.versions.map((entry) => entry.node.split('.').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])[0];
+	expect(packageJson.engines.node).toBe(`>=${lowest[0]}.${lowest[1]}`);
+});
