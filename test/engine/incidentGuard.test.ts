@@ -146,6 +146,14 @@ describe('Hold (the default action)', () => {
 		expect(listings()).toHaveLength(1);
 	});
 
+	test('a Dry Run applies the guard (it only reads): held items show as HELD, nothing is sent', async () => {
+		const node = guarded({});
+		node.parameters.options = { ...(node.parameters.options as object), dryRun: true };
+		const { items } = await runNode(node, [row('g_dry_1', hdfcBank, 'imps'), row('g_dry_2', verified, 'imps')], service.credentials());
+		expect(items.map((item) => item.json.status ?? (item.json.dryRun ? 'DRY_RUN' : undefined))).toEqual(['HELD', 'DRY_RUN']);
+		expect(sentIds()).toEqual([]);
+	});
+
 	test('held items stay on the main output under "Continue (using error output)"', async () => {
 		const { items, errorItems } = await runNode(guarded({}, { errorOutput: true }), [row('g_errout_1', hdfcBank, 'imps')], service.credentials());
 		expect(statuses(items)).toEqual(['HELD']);
