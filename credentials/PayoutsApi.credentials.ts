@@ -8,8 +8,9 @@ import type {
 
 /**
  * One credential for the whole service: the bearer token for the payout API and the OAuth client
- * for the verification API. The hosts are fields because production and sandbox hosts differ;
- * both default to the local sandbox (`npm run sandbox`).
+ * for the verification API. The hosts are fields because production and sandbox hosts differ,
+ * and start empty: no address is right for everyone, and a guessed one fails only when used.
+ * (`npm start` creates a credential that points at its local sandbox.)
  */
 export class PayoutsApi implements ICredentialType {
 	name = 'payoutsApi';
@@ -25,11 +26,11 @@ export class PayoutsApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:5680',
+			default: '',
 			required: true,
 			placeholder: 'e.g. https://payout-api.example.com',
 			description:
-				'Base address of the payout API. Use https; plain http is accepted only for a local (loopback) address such as the sandbox.',
+				'Base address of the payout API, from your payouts dashboard (production and test hosts differ). Use https; plain http is accepted only for a local (loopback) address such as the sandbox of this package, e.g. http://127.0.0.1:5680.',
 		},
 		{
 			displayName: 'Access Token',
@@ -44,9 +45,9 @@ export class PayoutsApi implements ICredentialType {
 			displayName: 'Verification URL',
 			name: 'verificationUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:5680',
+			default: '',
 			placeholder: 'e.g. https://verification-api.example.com',
-			description: 'Base address of the OAuth token API. Only the Payouts OAuth node uses it.',
+			description: 'Base address of the OAuth token API. Only the Payouts OAuth node uses it: leave it empty if you do not use that node.',
 		},
 		{
 			displayName: 'Client ID',

@@ -8,9 +8,9 @@ const SUBJECTS = {
 	cardTransfer: 'Card Transfer',
 	standardTransfer: 'Standard Transfer',
 	internalTransfer: 'Internal Transfer',
-	getBeneficiary: 'Beneficiary: Get',
-	getIncidents: 'Incident: Get Many',
-	getPaylinkStatus: 'Paylink: Get Status',
+	getBeneficiary: 'Get Beneficiary',
+	getIncidents: 'Get Many Incidents',
+	getPaylinkStatus: 'Get Paylink Status',
 };
 
 /** A matching pattern as words: "minimum amount of rs\\.? ?100\\b" reads "minimum amount of rs. 100". */

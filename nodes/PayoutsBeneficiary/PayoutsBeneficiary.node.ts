@@ -13,7 +13,9 @@ export class PayoutsBeneficiary implements INodeType {
 		name: 'payoutsBeneficiary',
 		icon: { light: 'file:payoutsBeneficiary.svg', dark: 'file:payoutsBeneficiary.dark.svg' },
 		group: ['input'],
-		version: 1,
+		// Version 2: 'Simplify' on by default (version 1 keeps the full output of saved workflows).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: operationSubtitle(operations),
 		description: 'Look up a stored beneficiary of the payouts service',
 		defaults: { name: 'Payouts Beneficiary' },

@@ -13,7 +13,9 @@ export class PayoutsIncident implements INodeType {
 		name: 'payoutsIncident',
 		icon: { light: 'file:payoutsIncident.svg', dark: 'file:payoutsIncident.dark.svg' },
 		group: ['input'],
-		version: 1,
+		// Version 2: 'Simplify' on by default (version 1 keeps the full output of saved workflows).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: operationSubtitle(operations),
 		description: 'List bank incidents that affect payout transfer modes',
 		defaults: { name: 'Payouts Incident' },

@@ -1,7 +1,55 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { TRANSFER_MODES } from '../shared/transferModes';
 import { pollIncidents } from './incidentEvents';
+
+const EVENTS = [
+	{ name: 'New Incident', value: 'new', description: 'An incident appears for the first time' },
+	{ name: 'Resolved Incident', value: 'resolved', description: 'An incident is resolved' },
+];
+
+const entityCode: INodeProperties = {
+	displayName: 'Entity Code',
+	name: 'entityCode',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. HDFC',
+	description: 'Only incidents of this bank',
+};
+
+const impact: INodeProperties = {
+	displayName: 'Impact',
+	name: 'impact',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. HIGH, MEDIUM',
+	// The interface document names LOW and no full list, so this stays text.
+	description: 'Only incidents with one of these impact levels (comma-separated). The service does not publish its full list of levels.',
+};
+
+const scheduled: INodeProperties = {
+	displayName: 'Scheduled',
+	name: 'scheduled',
+	type: 'options',
+	options: [
+		{ name: 'Any', value: 'any' },
+		{ name: 'Only Scheduled', value: 'scheduled' },
+		{ name: 'Only Unscheduled', value: 'unscheduled' },
+	],
+	default: 'any',
+	description: 'Whether to keep scheduled (announced) incidents, unscheduled ones, or both',
+};
+
+const filters = (options: INodeProperties[], versions: { show: { '@version': unknown[] } }): INodeProperties => ({
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	displayOptions: versions as INodeProperties['displayOptions'],
+	options,
+});
 
 export class PayoutsIncidentTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -9,9 +57,14 @@ export class PayoutsIncidentTrigger implements INodeType {
 		name: 'payoutsIncidentTrigger',
 		icon: { light: 'file:payoutsIncidentTrigger.svg', dark: 'file:payoutsIncidentTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
-		subtitle: '={{ $parameter["events"].join(", ") }}',
-		description: 'Starts the workflow when a bank incident begins or is resolved',
+		// Version 2: 'Transfer Modes' is a list to pick from (version 1: comma-separated text, kept
+		// for saved workflows).
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle: `={{ ($parameter["events"] || []).map((event) => (${JSON.stringify(Object.fromEntries(EVENTS.map(({ name, value }) => [value, name])))})[event] || event).join(", ") }}`,
+		// n8n's nodes panel shows one entry for Payouts Incident and this trigger, with this
+		// description: it has to suit both.
+		description: 'List bank incidents that affect payout transfer modes, or start a workflow when one begins or is resolved',
 		defaults: { name: 'Payouts Incident Trigger' },
 		polling: true,
 		inputs: [],
@@ -22,59 +75,44 @@ export class PayoutsIncidentTrigger implements INodeType {
 				displayName: 'Trigger On',
 				name: 'events',
 				type: 'multiOptions',
-				options: [
-					{ name: 'New Incident', value: 'new', description: 'An incident appears for the first time' },
-					{ name: 'Resolved Incident', value: 'resolved', description: 'An incident is resolved' },
-				],
+				options: EVENTS,
 				default: ['new'],
 				required: true,
 				description: 'Which incidents start a run. Each incident starts at most one run per event.',
 			},
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				options: [
+			filters(
+				[
+					entityCode,
+					impact,
+					scheduled,
 					{
-						displayName: 'Entity Code',
-						name: 'entityCode',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. HDFC',
-						description: 'Only incidents of this bank',
-					},
-					{
-						displayName: 'Impact',
-						name: 'impact',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. HIGH, MEDIUM',
-						description: 'Only incidents with one of these impact levels (comma-separated)',
-					},
-					{
-						displayName: 'Mode',
+						displayName: 'Transfer Modes',
 						name: 'mode',
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. IMPS, UPI',
 						description: 'Only incidents that affect one of these transfer modes (comma-separated)',
 					},
+				],
+				{ show: { '@version': [1] } },
+			),
+			filters(
+				[
+					entityCode,
+					impact,
+					scheduled,
 					{
-						displayName: 'Scheduled',
-						name: 'scheduled',
-						type: 'options',
-						options: [
-							{ name: 'Any', value: 'any' },
-							{ name: 'Only Scheduled', value: 'scheduled' },
-							{ name: 'Only Unscheduled', value: 'unscheduled' },
-						],
-						default: 'any',
-						description: 'Whether to keep scheduled (announced) incidents, unscheduled ones, or both',
+						displayName: 'Transfer Modes',
+						name: 'mode',
+						type: 'multiOptions',
+						// The transfer modes of the interface document; incidents name them in capitals.
+						options: TRANSFER_MODES.map(({ name, value }) => ({ name, value: value.toUpperCase() })),
+						default: [],
+						description: 'Only incidents that affect one of these transfer modes',
 					},
 				],
-			},
+				{ show: { '@version': [{ _cnd: { gte: 2 } }] } },
+			),
 			{
 				displayName: 'Options',
 				name: 'options',

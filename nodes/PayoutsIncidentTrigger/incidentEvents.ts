@@ -26,7 +26,8 @@ interface SeenState {
 }
 
 interface Filters {
-	mode?: string;
+	/** Version 1: comma-separated text; version 2: the picked modes. */
+	mode?: string | string[];
 	entityCode?: string;
 	impact?: string;
 	scheduled?: 'any' | 'scheduled' | 'unscheduled';
@@ -39,9 +40,8 @@ const UNCLEAR = 'The next poll tries again; nothing was marked as seen.';
 export { windowsFrom };
 
 function matches(incident: IDataObject, filters: Filters): boolean {
-	const listed = (value: string | undefined) =>
-		(value ?? '')
-			.split(',')
+	const listed = (value: string | string[] | undefined) =>
+		(Array.isArray(value) ? value : String(value ?? '').split(','))
 			.map((entry) => entry.trim().toUpperCase())
 			.filter(Boolean);
 	const modes = listed(filters.mode);
@@ -68,17 +68,36 @@ async function listAll(context: IPollFunctions, windows: Window[], filters: Filt
 
 const byTime = (field: string) => (a: IDataObject, b: IDataObject) => String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
 
+/**
+ * A sample for "Fetch Test Event": for New Incident the latest incident still open (or, when none
+ * is, the latest one), for Resolved Incident the latest resolution; with both, the later of the two.
+ */
+export function testEvent(incidents: IDataObject[], events: IncidentEvent[]): IDataObject | undefined {
+	const latest = (list: IDataObject[], field: string) => [...list].sort(byTime(field)).pop();
+	const samples: Array<{ at: string; item: IDataObject }> = [];
+	if (events.includes('new')) {
+		const incident = latest(incidents.filter((candidate) => candidate.isResolved !== true), 'createdAt') ?? latest(incidents, 'createdAt');
+		if (incident) samples.push({ at: String(incident.createdAt ?? ''), item: { event: 'new', ...incident } });
+	}
+	if (events.includes('resolved')) {
+		const incident = latest(incidents.filter((candidate) => candidate.isResolved === true), 'resolvedAt');
+		if (incident) samples.push({ at: String(incident.resolvedAt ?? ''), item: { event: 'resolved', ...incident } });
+	}
+	return samples.sort((a, b) => a.at.localeCompare(b.at)).pop()?.item;
+}
+
 export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const events = this.getNodeParameter('events', []) as IncidentEvent[];
 	const filters = this.getNodeParameter('filters', {}) as Filters;
 	const options = this.getNodeParameter('options', {}) as { emitExisting?: boolean };
 	const now = DateTime.now().setZone(this.getTimezone());
 
-	// The editor's "Fetch Test Event": the latest matching incident, nothing remembered.
+	// The editor's "Fetch Test Event": the latest matching event of the kinds chosen in
+	// 'Trigger On', nothing remembered.
 	if (this.getMode() === 'manual') {
 		const recent = await listAll(this, windowsFrom(now.minus(MAX_WINDOW), now, now).windows, filters);
-		const latest = recent.sort(byTime('createdAt')).pop();
-		return latest ? [[{ json: { event: latest.isResolved ? 'resolved' : 'new', ...latest } }]] : null;
+		const sample = testEvent(recent, events);
+		return sample ? [[{ json: sample }]] : null;
 	}
 
 	const state = this.getWorkflowStaticData('node') as SeenState;

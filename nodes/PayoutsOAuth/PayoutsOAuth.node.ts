@@ -13,7 +13,14 @@ export class PayoutsOAuth implements INodeType {
 		name: 'payoutsOAuth',
 		icon: { light: 'file:payoutsOAuth.svg', dark: 'file:payoutsOAuth.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// n8n adds a "Custom API Call" operation to every node whose credential has an
+		// `authenticate` block, saying that the HTTP Request node takes care of the auth. For the
+		// token endpoint it would not: the credential's auth is the payout API's bearer token,
+		// and the token endpoint takes the client ID and secret instead. n8n adds the operation
+		// only where `defaultVersion` is unset or equals `version`, so a version list keeps it
+		// off this node (version 1 is unchanged; the browser test checks the operation list).
+		version: [1],
+		defaultVersion: 1,
 		subtitle: operationSubtitle(operations),
 		description: 'Exchange a one-click OAuth authorisation code for an access token',
 		defaults: { name: 'Payouts OAuth' },

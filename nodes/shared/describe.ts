@@ -19,11 +19,14 @@ export function describeOperations(operations: PayoutOperation[], defaultOperati
 		default: defaultOperation,
 	};
 	const perOperation = operations.flatMap((operation) => {
-		const show = { displayOptions: { show: { operation: [operation.value] } } };
 		const notice: INodeProperties[] = operation.notice
 			? [{ displayName: operation.notice, name: `${operation.value}Notice`, type: 'notice', default: '' }]
 			: [];
-		return [...notice, ...operation.properties, optionsFor(operation)].map((property) => ({ ...property, ...show }));
+		// A property's own display rules (e.g. by node version) are kept, the operation's added.
+		return [...notice, ...operation.properties, optionsFor(operation)].map((property) => ({
+			...property,
+			displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, operation: [operation.value] } },
+		}));
 	});
 	return [selector, ...perOperation];
 }

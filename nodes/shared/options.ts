@@ -109,7 +109,8 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
 			requestsPerSecond,
-			transferRetries,
+			// Only where the service refuses a repeated Transfer ID is a re-send safe.
+			...(operation.refusesDuplicateTransferId ? [transferRetries] : []),
 			timeout,
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
@@ -134,7 +135,7 @@ export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunO
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,
-		retries: kindOf(operation) === 'token' ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
+		retries: kindOf(operation) === 'token' || (operation.movesMoney && !operation.refusesDuplicateTransferId) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};

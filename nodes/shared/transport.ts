@@ -26,6 +26,11 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The bearer token must not travel in clear: plain http only to this machine. */
 export function checkedBaseUrl(node: INode, url: string | undefined, field: string): string {
+	if (String(url ?? '').trim() === '') {
+		throw new NodeOperationError(node, `The credential has no '${field}'`, {
+			description: `Fill in '${field}' in the Payouts API credential with the service's address from your payouts dashboard, e.g. https://payout-api.example.com`,
+		});
+	}
 	let parsed: URL;
 	try {
 		parsed = new URL(String(url ?? ''));

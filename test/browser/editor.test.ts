@@ -32,13 +32,48 @@ const UPDATE = process.env.UPDATE_SCREENSHOTS === '1';
 /** What each of our node types must show in its parameter panel (DESIGN.md's parameter names). */
 const expectedParameters: Record<string, { operation?: string; parameters: string[] }> = {
 	'n8n-nodes-payouts.payoutsTransfer': { operation: 'Standard Transfer', parameters: ['beneId', 'amount', 'transferId', 'transferMode'] },
-	'n8n-nodes-payouts.payoutsIncident': { operation: 'Get Many', parameters: ['status'] },
-	'n8n-nodes-payouts.payoutsPaylink': { operation: 'Get Status', parameters: ['paylinkId'] },
+	'n8n-nodes-payouts.payoutsIncident': { operation: 'Get Many Incidents', parameters: ['status', 'simplify'] },
+	'n8n-nodes-payouts.payoutsPaylink': { operation: 'Get Paylink Status', parameters: ['paylinkId'] },
 	'n8n-nodes-payouts.payoutsOAuth': { operation: 'Generate Token', parameters: ['authCode'] },
 	'n8n-nodes-payouts.payoutsIncidentTrigger': { parameters: ['events'] },
 };
 
 const examples: Array<{ id: string; name: string; nodes: Array<{ name: string; type: string; parameters?: Record<string, unknown> }> }> = n8n.exampleWorkflows();
+
+/** Workflows a user starts from scratch in the editor, for the tests that type into fields. */
+const CREDENTIAL = { payoutsApi: { id: 'payoutsSandbox01', name: 'Payouts Sandbox' } };
+const start = { id: 't-0', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+function scratch(id: string, nodes: Array<Record<string, unknown>>) {
+	const chain = [start, ...nodes];
+	const connections = Object.fromEntries(chain.slice(0, -1).map((node, index) => [node.name, { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] }]));
+	return { id, name: `Typing: ${id}`, nodes: chain, connections, settings: { executionOrder: 'v1' }, active: false };
+}
+const transferNode = (parameters: Record<string, unknown>) => ({
+	id: 't-1',
+	name: 'Pay',
+	type: 'n8n-nodes-payouts.payoutsTransfer',
+	typeVersion: 1,
+	position: [260, 0],
+	parameters,
+	credentials: CREDENTIAL,
+});
+const scratchWorkflows = [
+	scratch('typedStandard', [transferNode({ operation: 'standardTransfer', beneId: seed.beneficiaries.verified, transferId: 'typed_browser_1', transferMode: 'banktransfer' })]),
+	scratch('typedExpression', [
+		{ id: 't-2', name: 'Row', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [130, 0], parameters: { mode: 'raw', jsonOutput: '{ "amount": "2500.75" }', options: {} } },
+		{ ...transferNode({ operation: 'standardTransfer', beneId: seed.beneficiaries.verified, transferId: 'typed_browser_2', transferMode: 'banktransfer' }), position: [390, 0] },
+	]),
+	scratch('cardNetworkB', [transferNode({ operation: 'cardTransfer', token: seed.cards.success1, amount: '10.00', transferId: 'typed_card_b', cardType: 'CREDIT', additionalFields: { networkType: 'NETWORK_B', tokenExpiry: '2030-12' } })]),
+	scratch('cardNetworkA', [transferNode({ operation: 'cardTransfer', token: seed.cards.success1, amount: '10.00', transferId: 'typed_card_a', cardType: 'CREDIT', additionalFields: { networkType: 'NETWORK_A' } })]),
+	{
+		id: 'triggerNew',
+		name: 'Typing: triggerNew',
+		nodes: [{ id: 'tr-1', name: 'Incident Trigger', type: 'n8n-nodes-payouts.payoutsIncidentTrigger', typeVersion: 2, position: [0, 0], parameters: { events: ['new'] }, credentials: CREDENTIAL }],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	},
+];
 
 const chromiumPath = ensureChromium();
 const describeWithBrowser = chromiumPath ? describe : describe.skip;
@@ -68,7 +103,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		const port = await n8n.freePort();
 		const env = n8n.n8nEnv(userFolder, { port, brokerPort: await n8n.freePort() });
 		await n8n.importCredential(userFolder, env, sandbox, seed);
-		await n8n.importWorkflows(userFolder, env, examples);
+		await n8n.importWorkflows(userFolder, env, [...examples, ...scratchWorkflows]);
 		server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 		await n8n.ensureOwner(server.url);
 
@@ -100,7 +135,9 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await page.goto(`${server.url}/workflow/${workflow.id}`);
 		const canvasNodes = page.locator('[data-test-id="canvas-node"]');
 		await canvasNodes.first().waitFor({ timeout: 60000 });
-		expect(await canvasNodes.count()).toBe(workflow.nodes.length);
+		// Sticky notes are drawn on the canvas too, as notes, not as nodes.
+		expect(await canvasNodes.count()).toBe(workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote').length);
+		expect(await page.locator('[data-test-id="sticky"]').count()).toBe(workflow.nodes.length - (await canvasNodes.count()));
 		await page.locator('[data-test-id="zoom-to-fit"]').click();
 		await page.waitForTimeout(600);
 
@@ -166,6 +203,146 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			['payoutsBeneficiary', 'payoutsIncident', 'payoutsIncidentTrigger', 'payoutsOAuth', 'payoutsPaylink', 'payoutsTransfer'].map((name) => `n8n-nodes-payouts.${name}`),
 		);
 		for (const type of ours) expect(JSON.stringify(type.iconUrl)).toMatch(/\.svg/);
+
+		// n8n adds "Custom API Call" (the HTTP Request node with the credential's bearer token) to
+		// nodes of the payout API; never to Payouts OAuth, whose endpoint takes no bearer token.
+		const operations = (name: string) =>
+			(types.find((type) => type.name === `n8n-nodes-payouts.${name}`) as unknown as { properties: Array<{ name: string; options?: Array<{ name: string }> }> }).properties
+				.filter((property) => property.name === 'operation')
+				.flatMap((property) => (property.options ?? []).map((option) => option.name));
+		expect(operations('payoutsOAuth')).toEqual(['Generate Token']);
+		expect(operations('payoutsTransfer')).toContain('Custom API Call');
+	});
+
+	// ---- Typing into the fields as a user does (issue 11) ----
+
+	async function openNode(workflowId: string, nodeName: string) {
+		await page.goto(`${server.url}/workflow/${workflowId}`);
+		const onCanvas = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`);
+		await onCanvas.waitFor({ timeout: 60000 });
+		await onCanvas.dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+		return ndv;
+	}
+	const fieldOf = (ndv: ReturnType<Page['locator']>, name: string) => ndv.locator(`[data-test-id="parameter-input-${name}"]`).locator('input, textarea').first();
+
+	/** Types into an empty field key by key, then leaves it (where a number field used to clamp and round). */
+	async function typeInto(ndv: ReturnType<Page['locator']>, name: string, text: string) {
+		const field = fieldOf(ndv, name);
+		await field.click();
+		await field.press('Control+a');
+		await field.press('Backspace');
+		await field.pressSequentially(text, { delay: 40 });
+		await field.press('Tab');
+		await page.waitForTimeout(300);
+		expect(await fieldOf(ndv, name).inputValue()).toBe(text);
+	}
+	const executeStep = (ndv: ReturnType<Page['locator']>) => ndv.locator('[data-test-id="node-execute-button"]').first().click();
+	/** Waits for a locator; on a timeout, keeps a screenshot and what the panel and the sandbox show. */
+	async function waitOrReport(locator: ReturnType<Page['locator']>, name: string, timeout = 60000) {
+		try {
+			await locator.waitFor({ timeout });
+		} catch (error) {
+			// For the one reading the failure, never for the README.
+			await page.screenshot({ path: path.join(RESULTS, `debug-${name}.png`) });
+			const ndvText = await page.locator('[data-test-id="ndv"]').innerText().catch(() => '(no panel)');
+			throw new Error(`${(error as Error).message}\npanel: ${ndvText.slice(0, 1500)}\nsandbox requests: ${JSON.stringify(sandbox.requests()).slice(0, 800)}`);
+		}
+	}
+	const closeNdv = async (ndv: ReturnType<Page['locator']>) => {
+		await ndv.locator('[data-test-id="ndv-close-button"]').click();
+		await ndv.waitFor({ state: 'hidden' });
+	};
+
+	test('typing: an empty Amount is flagged by the editor and the run is refused; nothing is sent', async () => {
+		sandbox.reset();
+		const ndv = await openNode('typedStandard', 'Pay');
+		expect(await fieldOf(ndv, 'amount').inputValue()).toBe('');
+		// The field is marked, and its warning says why.
+		const issues = ndv.locator('[data-test-id="parameter-input-amount"] [data-test-id="parameter-issues"], [data-test-id="parameter-issues"]').first();
+		await issues.waitFor();
+		await issues.hover();
+		await waitOrReport(page.getByText('Parameter "Amount" is required.').first(), 'empty-tooltip', 15000);
+		await shoot('typing-amount-empty-flagged');
+		await executeStep(ndv);
+		await waitOrReport(page.getByText('The workflow has issues and cannot be executed').first(), 'empty', 30000);
+		expect(sandbox.requests()).toEqual([]);
+		await closeNdv(ndv);
+	});
+
+	test('typing: 150000 stays 150000 and is refused with our message; nothing is sent', async () => {
+		sandbox.reset();
+		const ndv = await openNode('typedStandard', 'Pay');
+		await typeInto(ndv, 'amount', '150000');
+		await executeStep(ndv);
+		await ndv.getByText("'Amount' must be at most 100000.00").first().waitFor({ timeout: 60000 });
+		await shoot('typing-amount-150000-refused');
+		expect(sandbox.requests()).toEqual([]);
+		expect(sandbox.state().transfers).toEqual([]);
+		await closeNdv(ndv);
+	});
+
+	test('typing: 1500.50 stays 1500.50 and arrives as 1500.50', async () => {
+		sandbox.reset();
+		const ndv = await openNode('typedStandard', 'Pay');
+		await typeInto(ndv, 'amount', '1500.50');
+		await executeStep(ndv);
+		await waitOrReport(ndv.getByText('Transfer completed successfully').first(), 'paid');
+		await shoot('typing-amount-1500.50-paid');
+		const requests = sandbox.requests();
+		expect(requests).toHaveLength(1);
+		expect(requests[0].body).toMatchObject({ amount: 1500.5, transferId: 'typed_browser_1' });
+		const transfers = sandbox.state().transfers as Array<{ amount: number; transferId: string }>;
+		expect(transfers.map(({ amount, transferId }) => [Math.round(amount * 100), transferId])).toEqual([[150050, 'typed_browser_1']]);
+		await closeNdv(ndv);
+	});
+
+	test('typing: an expression for Amount ({{ $json.amount }}) pays the previous node\'s 2500.75 exactly', async () => {
+		sandbox.reset();
+		const ndv = await openNode('typedExpression', 'Pay');
+		// As pasted into the empty field: the editor turns text with {{ }} into an expression.
+		await fieldOf(ndv, 'amount').fill('{{ $json.amount }}');
+		await ndv.locator('[data-test-id="node-parameters"]').click({ position: { x: 5, y: 5 } });
+		await executeStep(ndv);
+		await waitOrReport(ndv.getByText('Transfer completed successfully').first(), 'expression');
+		await shoot('typing-amount-expression-paid');
+		expect(sandbox.requests().map((request) => request.body)).toEqual([expect.objectContaining({ amount: 2500.75, transferId: 'typed_browser_2' })]);
+		await closeNdv(ndv);
+	});
+
+	test('typing: Token Expiry is plain text, shown only for Network B', async () => {
+		let ndv = await openNode('cardNetworkB', 'Pay');
+		const expiry = fieldOf(ndv, 'tokenExpiry');
+		expect(await expiry.getAttribute('type')).not.toBe('password');
+		expect(await expiry.inputValue()).toBe('2030-12');
+		await typeInto(ndv, 'tokenExpiry', '2031-01');
+		await shoot('typing-card-token-expiry');
+		await closeNdv(ndv);
+
+		ndv = await openNode('cardNetworkA', 'Pay');
+		await ndv.locator('[data-test-id="parameter-input-networkType"]').waitFor();
+		expect(await ndv.locator('[data-test-id="parameter-input-tokenExpiry"]').count()).toBe(0);
+		await closeNdv(ndv);
+	});
+
+	test("typing: the trigger's Fetch Test Event with Trigger On 'New Incident' gives an open incident, and its subtitle reads New Incident", async () => {
+		sandbox.reset();
+		sandbox.addIncident({ mode: 'UPI', entityCode: 'OPENBANK1', entityName: 'Open Bank' });
+		const later = sandbox.addIncident({ mode: 'NEFT', entityCode: 'DONEBANK1', entityName: 'Done Bank' });
+		sandbox.resolveIncident(later.id);
+		await page.goto(`${server.url}/workflow/triggerNew`);
+		const onCanvas = page.locator('[data-test-id="canvas-node"][data-node-name="Incident Trigger"]');
+		await onCanvas.waitFor({ timeout: 60000 });
+		expect(await onCanvas.innerText()).toContain('New Incident');
+		await onCanvas.dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+		await executeStep(ndv);
+		await waitOrReport(ndv.getByText('OPENBANK1').first(), 'trigger');
+		expect(await ndv.innerText()).not.toContain('DONEBANK1');
+		await shoot('typing-trigger-fetch-test-event');
+		await closeNdv(ndv);
 	});
 
 	test("the credential's Test: a valid token connects, a refused one fails, also when the service answers HTTP 200", async () => {

@@ -82,10 +82,12 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, internalDuplicates: 'book' });
 	userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-e2e-once-'));
 	await n8n.installPackage(userFolder);
+	// The CLI and the server share the database, each with a task-runner broker port of its own.
 	env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	await n8n.importWorkflows(userFolder, env, Object.values(workflows));
-	server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
+	const serverEnv = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+	server = await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'));
 	cookie = await n8n.ensureOwner(server.url);
 });
 

@@ -103,7 +103,7 @@ test('batch payouts from CSV: successes and failures split, the bad row does not
 		{ summary: expect.stringMatching(/^Paid nov_payout_0003: SUCCESS \(reference \d+\)$/), transferId: 'nov_payout_0003', status: 'SUCCESS' },
 	]);
 	expect(output('Not Paid')).toEqual([
-		{ summary: expect.stringContaining('Not paid nov_payout_0002 (BENEUNKNOWN9, 250.5): Beneficiary does not exist [item 1] -> No beneficiary has this'), transferId: 'nov_payout_0002', status: 'ERROR' },
+		{ summary: expect.stringContaining('Not paid nov_payout_0002 (BENEUNKNOWN9, 250.50): Beneficiary does not exist [item 1] -> No beneficiary has this'), transferId: 'nov_payout_0002', status: 'ERROR' },
 	]);
 	expect(sandbox.state().transfers.map((transfer) => transfer.transferId)).toEqual(['nov_payout_0001', 'nov_payout_0003']);
 });

@@ -64,6 +64,15 @@ describe("n8n's Retry On Fail", () => {
 	});
 });
 
+test('Retries of Unknown Outcomes never re-sends an internal transfer (the option is not offered for it)', async () => {
+	service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+	const { error } = await runNode(internal({}, { retries: 3 }), [topUp(15)], service.credentials());
+	expect(error?.message).toMatch(/The outcome of the transfer is unknown/);
+	expect(error?.description).toMatch(/this node will not send it again/);
+	expect(sentIds()).toHaveLength(1);
+	expectPaidOnce([{ amount: 15 }]);
+});
+
 describe("n8n's execution retry: a new execution of the same workflow and node", () => {
 	test('internal transfers without a Transfer ID that stopped at item 2: items 0 and 1 are not paid again', async () => {
 		const rows = [topUp(11), topUp(12), topUp(13)];

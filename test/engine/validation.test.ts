@@ -48,11 +48,12 @@ const cases: Array<[string, { type: string; parameters: INodeParameters }, strin
 	['card type unknown', card({ cardType: 'PREPAID' }), "'Card Type' must be one of CREDIT, DEBIT"],
 	['card remarks too long', card({}, { remarks: 'x'.repeat(71) }), "'Remarks' must be at most 70 characters long"],
 	['card remarks with punctuation', card({}, { remarks: 'thanks!' }), "'Remarks' may contain only letters, digits and spaces"],
-	['card network unknown', card({}, { networkType: 'NETWORK_C' }), "'Network Type' must be one of NETWORK_A, NETWORK_B"],
+	['card network unknown', card({}, { networkType: 'NETWORK_C' }), "'Network Type' must be Network A or Network B (in an expression: NETWORK_A or NETWORK_B)"],
 	['card cryptogram too long', card({}, { networkType: 'NETWORK_B', cryptogram: 'c'.repeat(601) }), "'Cryptogram' must be at most 600 characters long"],
 	['card token expiry not YYYY-MM', card({}, { networkType: 'NETWORK_B', tokenExpiry: '2030-13' }), "'Token Expiry' must be a year and month in the format YYYY-MM"],
 	['card token expiry too long', card({}, { networkType: 'NETWORK_B', tokenExpiry: '2030-12-31T00' }), "'Token Expiry' must be at most 10 characters long"],
-	['card token expiry on NETWORK_A', card({}, { networkType: 'NETWORK_A', tokenExpiry: '2030-12' }), "'Token Expiry' applies only to NETWORK_B"],
+	// The editor hides 'Token Expiry' for Network A; an expression for the network still reaches the rule.
+	['card token expiry on Network A (network from an expression)', card({}, { networkType: '={{ "NETWORK_A" }}', tokenExpiry: '2030-12' }), "'Token Expiry' applies only to Network B: set 'Network Type' to Network B"],
 	['card PAN sequence number too long', card({}, { tokenPANSequenceNumber: '1234' }), "'Token PAN Sequence Number' must be at most 3 characters long"],
 	['card PAN sequence number not alphanumeric', card({}, { tokenPANSequenceNumber: '1_' }), "'Token PAN Sequence Number' may contain only letters and digits"],
 

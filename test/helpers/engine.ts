@@ -198,6 +198,8 @@ export interface NodeUnderTest {
 	type: string;
 	parameters: Record<string, unknown>;
 	name?: string;
+	/** The node version a saved workflow holds (default 1). */
+	typeVersion?: number;
 	continueOnFail?: boolean;
 	/** "Continue (using error output)": failed items on a second output. */
 	errorOutput?: boolean;
@@ -212,7 +214,7 @@ export function payoutsNode(node: NodeUnderTest): INode {
 		id: `${node.type}-id-0001`,
 		name: node.name ?? 'Payouts',
 		type: `${PACKAGE}.${node.type}`,
-		typeVersion: 1,
+		typeVersion: node.typeVersion ?? 1,
 		position: [0, 0],
 		parameters: node.parameters as INodeParameters,
 		credentials: { payoutsApi: { id: '1', name: 'Payouts account' } },
@@ -237,8 +239,12 @@ export function stopEngineTimers() {
  * One poll of a polling trigger, as n8n runs it for an active workflow ('trigger') or for the
  * editor's "Fetch Test Event" ('manual'). The static data comes back as n8n would save it.
  */
-export async function runPoll(parameters: Record<string, unknown>, credentials: ICredentialDataDecryptedObject, options: { staticData?: IDataObject; mode?: 'trigger' | 'manual'; timezone?: string } = {}) {
-	const node = payoutsNode({ type: 'payoutsIncidentTrigger', name: 'Incident Trigger', parameters });
+export async function runPoll(
+	parameters: Record<string, unknown>,
+	credentials: ICredentialDataDecryptedObject,
+	options: { staticData?: IDataObject; mode?: 'trigger' | 'manual'; timezone?: string; typeVersion?: number } = {},
+) {
+	const node = payoutsNode({ type: 'payoutsIncidentTrigger', name: 'Incident Trigger', parameters, typeVersion: options.typeVersion });
 	const workflow = new Workflow({ id: 'poll-test', nodes: [node], connections: {}, nodeTypes, active: true, settings: { timezone: options.timezone ?? 'UTC' }, staticData: options.staticData ? JSON.parse(JSON.stringify(options.staticData)) : {} });
 	const context = new PollContext(workflow, node, additionalDataFor({ payoutsApi: credentials }, String(++executionCounter)), options.mode ?? 'trigger', 'activate');
 	const result = await lookup(node.type).poll!.call(context);

@@ -1,14 +1,18 @@
 import type { z } from 'zod';
 
 import { itemSchema, text } from '../../shared/rules';
+import { simplified, simplifyProperties, simplifyRule } from '../../shared/simplify';
 import type { PayoutOperation } from '../../shared/types';
 
-const schema = itemSchema({ beneId: text({ required: true }) });
+const schema = itemSchema({ beneId: text({ required: true }), simplify: simplifyRule });
+
+/** What a payout needs to know about a beneficiary; the postal address is left out. */
+const SIMPLIFIED = ['beneId', 'name', 'status', 'groupName', 'email', 'phone', 'bankAccount', 'ifsc'] as const;
 
 export const get: PayoutOperation<z.output<typeof schema>> = {
 	value: 'get',
 	api: 'getBeneficiary',
-	name: 'Get',
+	name: 'Get Beneficiary',
 	description: 'Get the stored details of one beneficiary',
 	action: 'Get a beneficiary',
 	movesMoney: false,
@@ -24,8 +28,9 @@ export const get: PayoutOperation<z.output<typeof schema>> = {
 			placeholder: 'e.g. JOHN18011343',
 			description: 'Unique ID of the beneficiary',
 		},
+		...simplifyProperties(SIMPLIFIED),
 	],
 	schema: () => schema,
 	request: ({ beneId }) => ({ method: 'GET', path: `/payout/v1/getBeneficiary/${encodeURIComponent(beneId as string)}` }),
-	output: (answer) => [answer.data ?? {}],
+	output: (answer, { simplify }) => [simplify ? simplified(answer.data ?? {}, SIMPLIFIED) : (answer.data ?? {})],
 };

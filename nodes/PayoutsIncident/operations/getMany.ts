@@ -4,11 +4,15 @@ import type { z } from 'zod';
 import { dateTime, itemSchema, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
 import type { Clock } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
+import { simplified, simplifyProperties, simplifyRule } from '../../shared/simplify';
 import type { PayoutOperation } from '../../shared/types';
 
 const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
 const MAX_WINDOW_DAYS = 7;
 const MAX_AGE_DAYS = 90;
+
+/** Which bank, which transfer mode, how bad, since when and whether it is over. */
+const SIMPLIFIED = ['id', 'entityCode', 'entityName', 'mode', 'impact', 'isResolved', 'isScheduled', 'createdAt', 'resolvedAt'] as const;
 
 /**
  * The incident window of the interface document: start not after end, at most 7 days, start
@@ -22,6 +26,7 @@ function schema(clock: Clock) {
 			startTime: dateTime(clock),
 			endTime: dateTime(clock),
 			entityCode: text({}),
+			simplify: simplifyRule,
 		},
 		({ startTime, endTime }, fail) => {
 			const start = startTime ?? clock.now.startOf('day');
@@ -41,7 +46,7 @@ function schema(clock: Clock) {
 export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 	value: 'getMany',
 	api: 'getIncidents',
-	name: 'Get Many',
+	name: 'Get Many Incidents',
 	description: 'List bank incidents (outages or degradations) that affect transfer modes',
 	action: 'Get many incidents',
 	movesMoney: false,
@@ -59,6 +64,7 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 			default: 'UNRESOLVED',
 			description: 'Which incidents to list',
 		},
+		...simplifyProperties(SIMPLIFIED),
 		additionalFields([
 			{
 				displayName: 'End Time',
@@ -85,9 +91,10 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 		]),
 	],
 	schema,
-	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: query }),
-	output: (answer) => {
-		const incidents = answer.data?.incidents;
-		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
+	// 'Simplify' shapes the output only: it is not a query parameter of the service.
+	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify')) }),
+	output: (answer, { simplify }) => {
+		const incidents = Array.isArray(answer.data?.incidents) ? (answer.data.incidents as IDataObject[]) : [];
+		return simplify ? incidents.map((incident) => simplified(incident, SIMPLIFIED)) : incidents;
 	},
 };

@@ -8,7 +8,7 @@ const schema = itemSchema({ paylinkId: text({ required: true }) });
 export const getStatus: PayoutOperation<z.output<typeof schema>> = {
 	value: 'getStatus',
 	api: 'getPaylinkStatus',
-	name: 'Get Status',
+	name: 'Get Paylink Status',
 	description: 'Get the status of a paylink created earlier',
 	action: 'Get the status of a paylink',
 	movesMoney: false,

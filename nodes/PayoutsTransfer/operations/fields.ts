@@ -1,6 +1,24 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Parameters that card and standard transfers share, written once. */
+/** Parameters that the transfer operations share, written once. */
+
+/**
+ * The amount, in every transfer operation: text, so the editor never changes what was typed (a
+ * number field clamps and rounds when it loses focus), empty until filled in, so n8n flags a
+ * forgotten amount. Our own rules check it (rules.ts `amount()`), and a number from a saved
+ * workflow or an expression passes the same rules.
+ */
+export function amountProperty(rule: string): INodeProperties {
+	return {
+		displayName: 'Amount',
+		name: 'amount',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 100.50',
+		description: `${rule}. Sent exactly as typed: a value that cannot be sent exactly is refused, never rounded.`,
+	};
+}
 
 export const transferIdProperty: INodeProperties = {
 	displayName: 'Transfer ID',

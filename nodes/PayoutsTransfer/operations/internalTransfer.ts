@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { amount, fields, itemSchema, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
 import type { PayoutOperation, TransferOrigin } from '../../shared/types';
+import { amountProperty } from './fields';
 
 const schema = itemSchema({
 	amount: amount({ min: 1, sendAs: 'number' }),
@@ -31,15 +32,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	movesMoney: true,
 	host: 'payout',
 	properties: [
-		{
-			displayName: 'Amount',
-			name: 'amount',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 1,
-			required: true,
-			description: 'At least 1. Never rounded: a value that cannot be sent exactly is refused.',
-		},
+		amountProperty('Decimal amount, at least 1.00'),
 		{
 			displayName: 'Recharge Account',
 			name: 'rechargeAccount',

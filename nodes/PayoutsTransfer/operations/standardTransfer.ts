@@ -2,18 +2,19 @@ import type { z } from 'zod';
 
 import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
+import { TRANSFER_MODES } from '../../shared/transferModes';
 import type { PayoutOperation } from '../../shared/types';
-import { remarksProperty, transferIdProperty } from './fields';
+import { amountProperty, remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
 
-const TRANSFER_MODES = ['banktransfer', 'imps', 'neft', 'rtgs', 'upi', 'walletA', 'walletB'] as const;
+const MODES = TRANSFER_MODES.map(({ value }) => value);
 
 const schema = itemSchema({
 	beneId: text({ required: true, ...fields.alphanumeric }),
 	// The field rule says at least 1.00; the errors name a maximum of Rs. 100000.
 	amount: amount({ min: 1, max: 100000, maxDecimals: 2, sendAs: 'number' }),
 	transferId: text({ required: true, ...fields.transferId }),
-	transferMode: oneOf(TRANSFER_MODES, 'banktransfer'),
+	transferMode: oneOf(MODES, 'banktransfer'),
 	paymentInstrumentId: text({}),
 	remarks: text(fields.remarks),
 });
@@ -39,29 +40,13 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			placeholder: 'e.g. JOHN18011343',
 			description: 'ID of the stored beneficiary who receives the amount (letters and digits)',
 		},
-		{
-			displayName: 'Amount',
-			name: 'amount',
-			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 100000 },
-			default: 1,
-			required: true,
-			description: 'At least 1.00 and at most 100000, with at most 2 decimal places. Never rounded: a value with more decimals is refused.',
-		},
+		amountProperty('Decimal amount from 1.00 to 100000, with at most 2 decimal places'),
 		transferIdProperty,
 		{
 			displayName: 'Transfer Mode',
 			name: 'transferMode',
 			type: 'options',
-			options: [
-				{ name: 'Bank Transfer', value: 'banktransfer' },
-				{ name: 'IMPS', value: 'imps' },
-				{ name: 'NEFT', value: 'neft' },
-				{ name: 'RTGS', value: 'rtgs' },
-				{ name: 'UPI', value: 'upi' },
-				{ name: 'Wallet A', value: 'walletA' },
-				{ name: 'Wallet B', value: 'walletB' },
-			],
+			options: [...TRANSFER_MODES],
 			default: 'banktransfer',
 			description: 'How the amount travels to the beneficiary',
 		},
