@@ -216,7 +216,7 @@ async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarge
 }
 
 async function lookUp(context: IExecuteFunctions, target: SendTarget, beneId: string): Promise<Read<IDataObject>> {
-	const answer = await send(context, target, getBeneficiary.request({ beneId }));
+	const answer = await send(context, target, getBeneficiary.request({ beneId, simplify: false }));
 	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') return { value: answer.envelope.data ?? {} };
 	if (answer.kind === 'envelope') {
 		const { subCode, message } = answer.envelope;

@@ -148,7 +148,7 @@ describe('Hold (the default action)', () => {
 
 	test('a Dry Run applies the guard (it only reads): held items show as HELD, nothing is sent', async () => {
 		const node = guarded({});
-		node.parameters.options = { ...(node.parameters.options as object), dryRun: true };
+		(node.parameters as Record<string, unknown>).options = { ...(node.parameters.options as object), dryRun: true };
 		const { items } = await runNode(node, [row('g_dry_1', hdfcBank, 'imps'), row('g_dry_2', verified, 'imps')], service.credentials());
 		expect(items.map((item) => item.json.status ?? (item.json.dryRun ? 'DRY_RUN' : undefined))).toEqual(['HELD', 'DRY_RUN']);
 		expect(sentIds()).toEqual([]);
