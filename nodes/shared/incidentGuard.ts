@@ -44,6 +44,8 @@ const READ_RETRIES = 2;
 const BACKOFF_MS = 250;
 /** Incidents created a moment from now still count (clocks differ). */
 const CLOCK_MARGIN = { hours: 1 };
+/** The oldest start the guard asks for: a day inside the service's 90 days. */
+const OLDEST = { days: MAX_LOOK_BACK_DAYS - 1 };
 
 /** The option in the transfer's Options collection: off until the user adds it. */
 export const incidentGuardOption: INodeProperties = {
@@ -194,7 +196,10 @@ async function listWindow(context: IExecuteFunctions, target: SendTarget, window
 async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarget, settings: GuardSettings, timezone: string): Promise<Read<Map<string, IDataObject[]>>> {
 	const now = DateTime.now().setZone(timezone);
 	const end = now.plus(CLOCK_MARGIN);
-	const { windows } = windowsFrom(end.minus({ days: settings.lookBackDays }), end, now);
+	// The service reads the times in its own timezone (not documented): a day's margin keeps the
+	// oldest window inside its 90 days whatever that timezone is.
+	const start = DateTime.max(end.minus({ days: settings.lookBackDays }), now.minus(OLDEST));
+	const { windows } = windowsFrom(start, end, now);
 	const byId = new Map<string, IDataObject>();
 	let failed: string | undefined;
 	await inLanes(windows, async (window) => {

@@ -10,7 +10,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { seed, startSandbox, useSandbox } from '../helpers/sandbox';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
 
 afterAll(stopEngineTimers);
@@ -139,6 +139,17 @@ describe('Hold (the default action)', () => {
 		expect(items[0].json.message).toMatch(/^Not sent: an open incident affects transfer mode imps: incident 1000 \(IMPS at HDFC/);
 		expect(items[0].json.bankCode).toBeUndefined();
 		expect(lookups()).toHaveLength(0);
+	});
+
+	test("a service that reads times in another timezone (here +05:30 against the workflow's UTC) still accepts every window", async () => {
+		const ahead = await startSandbox({ port: 0, timezone: 'Asia/Kolkata' });
+		try {
+			const { items, error } = await runNode(guarded({}), [row('g_tz_1', hdfcBank, 'imps')], { ...service.credentials(), baseUrl: ahead.baseUrl });
+			expect(error).toBeUndefined();
+			expect(statuses(items)).toEqual(['HELD']);
+		} finally {
+			await ahead.close();
+		}
 	});
 
 	test('a shorter look-back lists fewer windows: 7 days is one request', async () => {
