@@ -185,7 +185,7 @@ async function guardCost(sandbox: Sandbox): Promise<GuardRow[]> {
 		['unguarded (imps)', guarded('imps')],
 		['Incident Guard, 90 days, mode and bank (imps: 2 beneficiaries looked up)', guarded('imps', {})],
 		['Incident Guard, 90 days (banktransfer: no incident on the mode, no lookup)', guarded('banktransfer', {})],
-		['Incident Guard, 7 days, mode only (imps: no lookup)', guarded('imps', { lookBackDays: 7, matchBank: false, impacts: 'HIGH' })],
+		['Incident Guard, 6 days, mode only, HIGH only (imps: one listing request, no lookup)', guarded('imps', { lookBackDays: 6, matchBank: false, impacts: 'HIGH' })],
 	];
 	for (const [runner, node] of variants) {
 		sandbox.reset();

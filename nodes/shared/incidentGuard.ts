@@ -42,8 +42,8 @@ const LANES = 4;
 /** A listing or lookup without a clear answer (or a 5xx/520) is tried again this often. */
 const READ_RETRIES = 2;
 const BACKOFF_MS = 250;
-/** Incidents created a moment from now still count (clocks differ). */
-const CLOCK_MARGIN = { hours: 1 };
+/** Incidents created just now count, whatever timezone the service reads the end time in. */
+const CLOCK_MARGIN = { days: 1 };
 /** The oldest start the guard asks for: a day inside the service's 90 days. */
 const OLDEST = { days: MAX_LOOK_BACK_DAYS - 1 };
 
@@ -106,7 +106,7 @@ export const incidentGuardOption: INodeProperties = {
 					typeOptions: { minValue: 1, maxValue: MAX_LOOK_BACK_DAYS, numberPrecision: 0 },
 					default: MAX_LOOK_BACK_DAYS,
 					description:
-						'How far back to look for incidents that are still open. The service lists at most 7 days per request and 90 days back: 90 takes 13 requests per run, 7 takes one. An incident opened before this is not seen.',
+						'How far back to look for incidents that are still open. The service lists at most 7 days per request and 90 days back; the listing also reaches a day ahead (timezones): 90 takes 13 requests per run, 6 takes one. An incident opened before this is not seen.',
 				},
 				{
 					displayName: "Match Beneficiary's Bank",
@@ -195,10 +195,10 @@ async function listWindow(context: IExecuteFunctions, target: SendTarget, window
 /** Every unresolved incident created in the look-back, by upper-case mode, after the user's filters; or why they could not be listed. */
 async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarget, settings: GuardSettings, timezone: string): Promise<Read<Map<string, IDataObject[]>>> {
 	const now = DateTime.now().setZone(timezone);
+	// The service reads the times in its own timezone (not documented): a day's margin at each end
+	// keeps the oldest window inside its 90 days and the newest past its "now", whatever that timezone is.
 	const end = now.plus(CLOCK_MARGIN);
-	// The service reads the times in its own timezone (not documented): a day's margin keeps the
-	// oldest window inside its 90 days whatever that timezone is.
-	const start = DateTime.max(end.minus({ days: settings.lookBackDays }), now.minus(OLDEST));
+	const start = DateTime.max(now.minus({ days: settings.lookBackDays }), now.minus(OLDEST));
 	const { windows } = windowsFrom(start, end, now);
 	const byId = new Map<string, IDataObject>();
 	let failed: string | undefined;

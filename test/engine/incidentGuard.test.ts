@@ -144,16 +144,18 @@ describe('Hold (the default action)', () => {
 	test("a service that reads times in another timezone (here +05:30 against the workflow's UTC) still accepts every window", async () => {
 		const ahead = await startSandbox({ port: 0, timezone: 'Asia/Kolkata' });
 		try {
-			const { items, error } = await runNode(guarded({}), [row('g_tz_1', hdfcBank, 'imps')], { ...service.credentials(), baseUrl: ahead.baseUrl });
+			// An incident opened just now: the newest window must reach past the service's "now" too.
+			ahead.openIncident({ entityCode: 'ICIC', mode: 'UPI', impact: 'HIGH' });
+			const { items, error } = await runNode(guarded({}), [row('g_tz_1', hdfcBank, 'imps'), row('g_tz_2', iciciBank, 'upi')], { ...service.credentials(), baseUrl: ahead.baseUrl });
 			expect(error).toBeUndefined();
-			expect(statuses(items)).toEqual(['HELD']);
+			expect(statuses(items)).toEqual(['HELD', 'HELD']);
 		} finally {
 			await ahead.close();
 		}
 	});
 
-	test('a shorter look-back lists fewer windows: 7 days is one request', async () => {
-		await runNode(guarded({ lookBackDays: 7 }), [row('g_week_1', hdfcBank, 'imps')], service.credentials());
+	test('a shorter look-back lists fewer windows: 6 days (and the day ahead) is one request', async () => {
+		await runNode(guarded({ lookBackDays: 6 }), [row('g_week_1', hdfcBank, 'imps')], service.credentials());
 		expect(listings()).toHaveLength(1);
 	});
 
@@ -229,7 +231,7 @@ describe('when the guard cannot check', () => {
 
 	test('a listing that fails once is retried and the guard still holds', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'html-500', match: { path: '/payout/v1/incidents' }, times: 1 }] });
-		const { items } = await runNode(guarded({ lookBackDays: 7 }), [row('g_retry_1', hdfcBank, 'imps')], service.credentials());
+		const { items } = await runNode(guarded({ lookBackDays: 6 }), [row('g_retry_1', hdfcBank, 'imps')], service.credentials());
 		expect(statuses(items)).toEqual(['HELD']);
 		expect(listings()).toHaveLength(2);
 	});
