@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- the benchmark is a command-line program run by Node (npm run bench), never loaded by n8n: it reads its settings from the environment, times runs and prints its table; these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * `npm run bench`: throughput and cost of the payouts nodes in n8n's engine (in-process) against
  * the sandbox on loopback with an injected latency L standing for the service, as ratios against
@@ -17,9 +18,8 @@ import type { IDataObject, INodeType } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { standardTransfer } from '../nodes/PayoutsTransfer/operations/standardTransfer';
-import { registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
+import { payoutsNode, registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
 import type { NodeUnderTest } from '../test/helpers/engine';
-import { payoutsNode } from '../test/helpers/engine';
 import { seed, startSandbox } from '../test/helpers/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

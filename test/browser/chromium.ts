@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * Debian's chromium for the browser test: /usr/bin/chromium (or CHROMIUM_PATH). When it is
  * missing, it is installed with apt-get (about 35 s) when this process may do so; otherwise the

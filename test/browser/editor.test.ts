@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/), and NodeApiError needs a node, which a test has not */
 /**
  * The editor, in a real browser: a started n8n with the package installed the community-package
  * way, logged in through the sign-in form. Every example opens; our nodes render on the canvas with

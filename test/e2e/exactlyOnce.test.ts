@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * Exactly once in real n8n: the package installed as n8n installs community packages, workflows
  * executed by n8n's CLI (each execution saved in n8n's database), n8n's execution retry through

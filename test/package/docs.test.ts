@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The Docs link of every node works: n8n appends its tracking query (?utm_source=...) to a codex
  * documentation URL, which breaks a README anchor (the query lands after the #). So each node

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The sandbox over real HTTP: money moves once, defaults and window rules hold, faults do what
  * they say, and bad input never crashes or hangs it. The trigger table (every row of the

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The trigger table against the interface document: every row of every error table of section 7
  * has a trigger, and every trigger, sent over real HTTP to a freshly reset sandbox, gets the

@@ -1,0 +1,427 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * n8n in queue mode (`npm run start:queue`, and the queue-mode end-to-end test): Postgres and Redis
+ * from Debian packages, one n8n main and two `n8n worker` processes, each with this package in its
+ * own user folder, one encryption key, the sandbox, the "Payouts Sandbox" credential, the examples
+ * and the demo owner login of `npm start`. Ctrl-C stops everything it started.
+ *
+ * Environment (all optional): PAYOUTS_QUEUE_DIR (state: user folders, Postgres data, logs;
+ * default .cache/queue in this checkout), N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680),
+ * PAYOUTS_POSTGRES_PORT (5433), PAYOUTS_REDIS_PORT (6380), PAYOUTS_WORKER_PORTS (health check
+ * ports of the workers, "5691,5692"); a port that is taken is replaced by a free one.
+ */
+const { execFileSync, spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const n8n = require('./n8n');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** The database and role n8n uses; the cluster trusts local connections (a local demo and tests only). */
+const DATABASE = { name: 'n8n', user: 'n8n', password: 'n8n' };
+
+/** Postgres' programs: Debian keeps them in /usr/lib/postgresql/<version>/bin, off PATH. */
+function postgresBinDir() {
+	const debian = '/usr/lib/postgresql';
+	if (fs.existsSync(debian)) {
+		const versions = fs
+			.readdirSync(debian)
+			.filter((version) => fs.existsSync(path.join(debian, version, 'bin', 'initdb')))
+			.sort((a, b) => Number(b) - Number(a));
+		if (versions.length) return path.join(debian, versions[0], 'bin');
+	}
+	const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
+	return found ? path.dirname(fs.realpathSync(found)) : undefined;
+}
+
+function redisServerBin() {
+	const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+	return found || (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
+}
+
+/** What queue mode needs from the machine and does not have: Debian package names. */
+function missingQueueTools() {
+	const missing = [];
+	if (!postgresBinDir()) missing.push('postgresql');
+	if (!redisServerBin()) missing.push('redis-server');
+	return missing;
+}
+
+/**
+ * Installs Postgres and Redis from Debian packages when missing (as root, with apt-get), else
+ * throws saying what to install. Installing them takes about a minute.
+ */
+function ensureQueueTools() {
+	const missing = missingQueueTools();
+	if (!missing.length) return;
+	if (!isRoot() || !fs.existsSync('/usr/bin/apt-get')) {
+		throw new Error(`queue mode needs ${missing.join(' and ')}: install them (sudo apt-get install -y ${missing.join(' ')}) and run again`);
+	}
+	n8n.log(`Installing ${missing.join(' and ')} from Debian packages (apt-get, about a minute)…`);
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+	const still = missingQueueTools();
+	if (still.length) throw new Error(`apt-get installed ${missing.join(', ')} but ${still.join(', ')} still cannot be found`);
+}
+
+/** initdb and postgres refuse root: as root they run as Debian's `postgres` user. */
+function postgresOwner() {
+	if (!isRoot()) return {};
+	const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+	return { uid: id('-u'), gid: id('-g') };
+}
+
+/** Can the postgres user reach `dir`? (Every ancestor must be searchable by others, e.g. not under /root.) */
+function reachableByPostgres(dir) {
+	if (!isRoot()) return true;
+	for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+		if (fs.existsSync(current) && (fs.statSync(current).mode & 0o001) === 0) return false;
+		if (current === path.dirname(current)) return true;
+	}
+}
+
+function waitForExit(child, ms) {
+	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+	return new Promise((resolve) => {
+		const timer = setTimeout(() => resolve(false), ms);
+		child.once('exit', () => {
+			clearTimeout(timer);
+			resolve(true);
+		});
+	});
+}
+
+/** SIGTERM (or `signal`), then SIGKILL after `graceMs`. */
+async function stopChild(child, { signal = 'SIGTERM', graceMs = 15000 } = {}) {
+	if (!child || child.exitCode !== null || child.signalCode !== null) return;
+	child.kill(signal);
+	if (!(await waitForExit(child, graceMs))) {
+		child.kill('SIGKILL');
+		await waitForExit(child, 5000);
+	}
+}
+
+/** A long-running program whose output goes to a file (not a pipe: it must not depend on us to log). */
+function spawnLogged(command, args, logFile, options = {}) {
+	const fd = fs.openSync(logFile, 'a');
+	const child = spawn(command, args, { stdio: ['ignore', fd, fd], ...options });
+	fs.closeSync(fd);
+	return child;
+}
+
+async function waitUntil(what, check, { timeoutSeconds = 120, child, logFile } = {}) {
+	const deadline = Date.now() + timeoutSeconds * 1000;
+	for (;;) {
+		if (child && (child.exitCode !== null || child.signalCode !== null)) {
+			throw new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`);
+		}
+		try {
+			if (await check()) return;
+		} catch {
+			// not ready yet
+		}
+		if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutSeconds} s${logFile ? `; its log is ${logFile}` : ''}`);
+		await sleep(250);
+	}
+}
+
+function psql(bin, port, sql) {
+	return execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-tAc', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/**
+ * A Postgres cluster in `dir` (created on first use, kept afterwards), listening on 127.0.0.1:`port`,
+ * with the role and database n8n uses. `fast` turns off fsync (throw-away test clusters).
+ */
+async function startPostgres({ dir, port, fast = false }) {
+	const bin = postgresBinDir();
+	if (!bin) throw new Error('Postgres is not installed (Debian package postgresql)');
+	// `dir` itself becomes the postgres user's; its parents must let that user through.
+	if (!reachableByPostgres(path.dirname(dir))) throw new Error(`the postgres user cannot reach ${dir} (a parent folder is not searchable by others); set PAYOUTS_QUEUE_DIR to a folder under /tmp or /var/tmp`);
+	const owner = postgresOwner();
+	const dataDir = path.join(dir, 'data');
+	fs.mkdirSync(dir, { recursive: true });
+	if (owner.uid !== undefined) fs.chownSync(dir, owner.uid, owner.gid);
+	fs.chmodSync(dir, 0o700);
+	const logFile = path.join(dir, 'postgres.log');
+	if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+		execFileSync(path.join(bin, 'initdb'), ['-D', dataDir, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C', ...(fast ? ['--no-sync'] : [])], { ...owner, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+	}
+	const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=100', ...(fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])];
+	if (owner.uid !== undefined && fs.existsSync(logFile)) fs.chownSync(logFile, owner.uid, owner.gid);
+	const child = spawnLogged(path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, ...settings], logFile, { ...owner, cwd: dir });
+	await waitUntil('Postgres', () => psql(bin, port, 'select 1') === '1', { child, logFile, timeoutSeconds: 60 });
+	if (psql(bin, port, `select 1 from pg_roles where rolname = '${DATABASE.user}'`) !== '1') psql(bin, port, `create role ${DATABASE.user} login password '${DATABASE.password}'`);
+	if (psql(bin, port, `select 1 from pg_database where datname = '${DATABASE.name}'`) !== '1') psql(bin, port, `create database ${DATABASE.name} owner ${DATABASE.user}`);
+	// SIGINT is Postgres' "fast" shutdown: ends sessions, writes a checkpoint, exits.
+	return { port, child, logFile, stop: () => stopChild(child, { signal: 'SIGINT', graceMs: 20000 }) };
+}
+
+function redisPing(port) {
+	return new Promise((resolve) => {
+		const socket = net.connect(port, '127.0.0.1');
+		let answer = '';
+		socket.setTimeout(1000, () => socket.destroy());
+		socket.on('connect', () => socket.write('PING\r\n'));
+		socket.on('data', (chunk) => {
+			answer += chunk;
+			if (answer.includes('\r\n')) socket.end();
+		});
+		socket.on('close', () => resolve(answer.startsWith('+PONG')));
+		socket.on('error', () => resolve(false));
+	});
+}
+
+/** Redis for n8n's job queue on 127.0.0.1:`port`, in memory only (the queue is transient; executions live in Postgres). */
+async function startRedis({ dir, port }) {
+	const bin = redisServerBin();
+	if (!bin) throw new Error('Redis is not installed (Debian package redis-server)');
+	fs.mkdirSync(dir, { recursive: true });
+	const logFile = path.join(dir, 'redis.log');
+	const child = spawnLogged(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], logFile, { cwd: dir });
+	await waitUntil('Redis', () => redisPing(port), { child, logFile, timeoutSeconds: 30 });
+	return { port, child, logFile, stop: () => stopChild(child, { graceMs: 10000 }) };
+}
+
+/**
+ * What every queue-mode process needs on top of `n8n.n8nEnv` (which gives the one encryption key):
+ * the shared Postgres, the shared Redis, queue mode, and manual runs offloaded to the workers.
+ */
+function queueEnv(env, { postgres, redis }) {
+	const result = {
+		...env,
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(postgres.port),
+		DB_POSTGRESDB_DATABASE: DATABASE.name,
+		DB_POSTGRESDB_USER: DATABASE.user,
+		DB_POSTGRESDB_PASSWORD: DATABASE.password,
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(redis.port),
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+	};
+	delete result.DB_SQLITE_POOL_SIZE;
+	return result;
+}
+
+/** `n8n worker`, ready once its health check answers /healthz/readiness. */
+async function startWorker(env, logFile, { healthPort, concurrency = 5, timeoutSeconds = 180 } = {}) {
+	const workerEnv = { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_PORT: String(healthPort) };
+	fs.writeFileSync(logFile, '');
+	const child = spawnLogged(n8n.N8N_BIN, ['worker', `--concurrency=${concurrency}`], logFile, { env: workerEnv });
+	await waitUntil(
+		`n8n worker (${path.basename(logFile)})`,
+		async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok,
+		{ child, logFile, timeoutSeconds },
+	);
+	return { child, logFile, healthPort, stop: () => stopChild(child, { graceMs: 35000 }), kill: () => child.kill('SIGKILL') };
+}
+
+/** Imports the examples once, so that a user's changes to them survive the next start (as `npm start`). */
+async function importExamplesOnce(userFolder, env) {
+	const marker = path.join(userFolder, '.examples-imported');
+	const examples = n8n.exampleWorkflows();
+	const done = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split(',') : [];
+	const missing = examples.filter((workflow) => !done.includes(workflow.id));
+	if (missing.length) {
+		await n8n.importWorkflows(userFolder, env, missing);
+		fs.writeFileSync(marker, examples.map((workflow) => workflow.id).join(','));
+	}
+	return missing.length;
+}
+
+/**
+ * Starts the whole queue-mode set-up in `baseDir`: Postgres, Redis, the package installed into
+ * the main's user folder and copied into each worker's, the credential, `workflows` (default: the
+ * examples, once), `publish` (workflow ids made active, before the main starts), the main with its
+ * owner account, then the workers. Returns handles and `stop()`, which stops all of it.
+ */
+async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workflows, publish = [], reuse = false, fast = false, onStep = () => {} }) {
+	const started = [];
+	const stack = { baseDir, workers: [], stop: async () => {
+		for (const part of started.reverse()) await part.stop().catch(() => {});
+	} };
+	try {
+		ensureQueueTools();
+		await n8n.ensureRuntime();
+		fs.mkdirSync(baseDir, { recursive: true });
+		if (isRoot()) fs.chmodSync(baseDir, 0o755);
+		onStep('Postgres and Redis');
+		const [postgresPort, redisPort] = [await n8n.freePort(ports.postgres ?? 0), await n8n.freePort(ports.redis ?? 0)];
+		stack.postgres = await startPostgres({ dir: path.join(baseDir, 'postgres'), port: postgresPort, fast });
+		started.push(stack.postgres);
+		stack.redis = await startRedis({ dir: path.join(baseDir, 'redis'), port: redisPort });
+		started.push(stack.redis);
+
+		onStep('the package in each process\'s user folder');
+		const folder = (name) => path.join(baseDir, name);
+		const mainFolder = folder('main');
+		fs.mkdirSync(mainFolder, { recursive: true });
+		const { reused } = await n8n.installPackage(mainFolder, { reuse });
+		stack.packageReused = reused;
+		const workerNames = Array.from({ length: workers }, (_, index) => `worker-${index + 1}`);
+		for (const name of workerNames) {
+			// The same installed files in each worker's user folder (what a container image would hold).
+			const nodesDir = path.join(folder(name), '.n8n', 'nodes');
+			fs.rmSync(nodesDir, { recursive: true, force: true });
+			fs.cpSync(path.join(mainFolder, '.n8n', 'nodes'), nodesDir, { recursive: true });
+		}
+
+		const base = { postgres: stack.postgres, redis: stack.redis };
+		const mainPort = await n8n.freePort(ports.main ?? 0);
+		stack.mainEnv = queueEnv(n8n.n8nEnv(mainFolder, { port: mainPort, brokerPort: await n8n.freePort(ports.mainBroker ?? 0) }), base);
+		onStep('credential and workflows (migrations on a new database)');
+		await n8n.importCredential(mainFolder, stack.mainEnv, sandbox, seed, { reuse });
+		if (workflows) await n8n.importWorkflows(mainFolder, stack.mainEnv, workflows);
+		else stack.examplesImported = await importExamplesOnce(mainFolder, stack.mainEnv);
+		for (const id of publish) {
+			const result = await n8n.n8nCli(['publish:workflow', `--id=${id}`], stack.mainEnv);
+			if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
+		}
+
+		onStep('n8n main');
+		stack.mainLogs = [];
+		stack.startMain = async () => {
+			const logFile = path.join(baseDir, `main-${stack.mainLogs.length + 1}.log`);
+			stack.mainLogs.push(logFile);
+			const server = await n8n.startServer(stack.mainEnv, logFile);
+			stack.main = server;
+			// n8n answers /rest/settings, then login, before it mounts its other routes (a restarted
+			// main took seconds more here): wait for the routes the demo and the tests use.
+			await waitUntil('n8n main login and REST API', async () => {
+				stack.cookie = await n8n.ensureOwner(server.url);
+				for (const route of ['/rest/workflows', '/rest/executions']) {
+					if (!(await fetch(`${server.url}${route}?limit=1`, { headers: { cookie: stack.cookie } })).ok) return false;
+				}
+				return true;
+			}, { timeoutSeconds: 120 });
+			return server;
+		};
+		const mainPart = { stop: () => stack.main?.stop() ?? Promise.resolve() };
+		await stack.startMain();
+		started.push(mainPart);
+
+		onStep(`${workers} n8n workers`);
+		stack.workerEnv = [];
+		stack.startWorker = async (index) => {
+			const name = workerNames[index];
+			const env = queueEnv(n8n.n8nEnv(folder(name), { port: await n8n.freePort(0), brokerPort: await n8n.freePort(0) }), base);
+			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0) });
+			worker.name = name;
+			stack.workers[index] = worker;
+			return worker;
+		};
+		await Promise.all(workerNames.map((_, index) => stack.startWorker(index)));
+		// Stopped before the main (started is reversed): a worker finishes its jobs, then the main goes.
+		started.push({ stop: () => Promise.all(stack.workers.map((worker) => worker.stop())) });
+		return stack;
+	} catch (error) {
+		await stack.stop();
+		throw error;
+	}
+}
+
+/** Which worker ran an execution: the one whose log says "Worker started execution <id>". */
+function workerOfExecution(stack, executionId) {
+	const pattern = new RegExp(`Worker started execution ${executionId} \\(`);
+	return stack.workers.filter((worker) => pattern.test(fs.readFileSync(worker.logFile, 'utf8'))).map((worker) => worker.name);
+}
+
+/** The queue demo's state folder: .cache/queue here, unless the postgres user cannot reach it (a checkout under /root). */
+function defaultQueueDir() {
+	const inCheckout = path.join(n8n.ROOT, '.cache', 'queue');
+	if (reachableByPostgres(inCheckout)) return inCheckout;
+	return path.join(os.tmpdir(), `n8n-nodes-payouts-queue-${require('node:crypto').createHash('sha256').update(n8n.ROOT).digest('hex').slice(0, 8)}`);
+}
+
+let shutdown = async (code) => process.exit(code);
+
+async function main() {
+	const { startSandbox, seed } = require('../sandbox');
+	const started = Date.now();
+	let stack;
+	let sandbox;
+	let stopping = false;
+	const stop = (shutdown = async (code = 0) => {
+		if (stopping) return;
+		stopping = true;
+		n8n.log('Stopping the workers, the main, Redis, Postgres and the sandbox…');
+		await stack?.stop();
+		await sandbox?.close();
+		n8n.log('Stopped.');
+		process.exit(code);
+	});
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
+	// Never leave processes behind, even on an unclean exit of this one.
+	process.on('exit', () => {
+		for (const child of [stack?.main?.child, ...(stack?.workers ?? []).map((worker) => worker.child), stack?.redis?.child, stack?.postgres?.child]) child?.kill('SIGKILL');
+	});
+	if (process.env.npm_lifecycle_event === 'start:queue') {
+		const parent = process.ppid;
+		setInterval(() => {
+			if (process.ppid !== parent) stop(0);
+		}, 1000).unref();
+	}
+	const baseDir = path.resolve(process.env.PAYOUTS_QUEUE_DIR ?? defaultQueueDir());
+	const env = (name, fallback) => Number(process.env[name] ?? fallback);
+	sandbox = await startSandbox({ port: await n8n.freePort(env('PAYOUTS_SANDBOX_PORT', 5680)), host: '127.0.0.1', httpStyle: 'mirror' });
+	stack = await startQueueStack({
+		baseDir,
+		sandbox,
+		seed,
+		reuse: true,
+		ports: {
+			main: env('N8N_PORT', 5678),
+			postgres: env('PAYOUTS_POSTGRES_PORT', 5433),
+			redis: env('PAYOUTS_REDIS_PORT', 6380),
+			workers: (process.env.PAYOUTS_WORKER_PORTS ?? '5691,5692').split(',').map(Number),
+		},
+		onStep: (step) => n8n.log(`Starting ${step}…`),
+	});
+	for (const child of [stack.main.child, ...stack.workers.map((worker) => worker.child), stack.redis.child, stack.postgres.child]) {
+		child.on('exit', (code, signal) => {
+			if (!stopping) {
+				n8n.log(`A process of the queue set-up stopped unexpectedly (pid ${child.pid}, ${code ?? signal}); logs are in ${baseDir}`);
+				stop(1);
+			}
+		});
+	}
+	console.log(`
+n8n ${n8n.N8N_VERSION} is running in queue mode with n8n-nodes-payouts, against the local payouts sandbox (up in ${((Date.now() - started) / 1000).toFixed(1)} s).
+
+  Editor:    ${stack.main.url}
+  Login:     ${n8n.OWNER.email} / ${n8n.OWNER.password}
+  Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests)
+  Processes: main (pid ${stack.main.child.pid}), ${stack.workers.map((worker) => `${worker.name} (pid ${worker.child.pid}, http://127.0.0.1:${worker.healthPort}/healthz/readiness)`).join(', ')}
+  Postgres:  127.0.0.1:${stack.postgres.port} (database ${DATABASE.name}), Redis: 127.0.0.1:${stack.redis.port}
+  Logs:      ${baseDir}/{main-1,worker-1,worker-2}.log ("Worker started execution <id>" says which worker ran what)
+
+Every execution, the editor's "Execute workflow" included, runs on a worker. Press Ctrl-C to stop everything.`);
+}
+
+if (require.main === module) {
+	main().catch((error) => {
+		console.error(`[n8n-nodes-payouts] npm run start:queue failed: ${error.message}`);
+		shutdown(1);
+	});
+}
+
+module.exports = {
+	DATABASE,
+	missingQueueTools,
+	ensureQueueTools,
+	startPostgres,
+	startRedis,
+	queueEnv,
+	startWorker,
+	startQueueStack,
+	workerOfExecution,
+	stopChild,
+};
