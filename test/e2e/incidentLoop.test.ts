@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The loop closed, in real n8n: the example "guarded CSV batch" (examples/incident-guarded-batch.json)
  * holds the rows that an open bank incident would break and keeps them in an n8n data table; the

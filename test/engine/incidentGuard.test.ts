@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it waits with Node's timers); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * Standard Transfer > Options > Incident Guard, through n8n's engine against the sandbox: every
  * setting against open, resolved, scheduled and other-mode incidents, the listing failing, and a
