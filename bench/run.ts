@@ -6,6 +6,7 @@
  * bare HTTP loop at the same concurrency. Prints one table and writes the same figures as JSON.
  *
  *   BENCH_N (2000)  BENCH_LATENCY_MS (30)  BENCH_VALIDATION_ITEMS (100000)  BENCH_MEMORY_ITEMS (50000)
+ *   BENCH_GUARD_N (300): items per run of the Incident Guard's cost
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +29,7 @@ const N = Number(process.env.BENCH_N ?? 2000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 30);
 const VALIDATION_ITEMS = Number(process.env.BENCH_VALIDATION_ITEMS ?? 100000);
 const MEMORY_ITEMS = Number(process.env.BENCH_MEMORY_ITEMS ?? 50000);
+const GUARD_N = Number(process.env.BENCH_GUARD_N ?? 300);
 const ROOT = path.join(__dirname, '..');
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -162,6 +164,59 @@ async function throughput(sandbox: Sandbox, hasHttpNode: boolean): Promise<Row[]
 	return rows;
 }
 
+interface GuardRow {
+	runner: string;
+	items: number;
+	seconds: number;
+	listings: number;
+	lookups: number;
+	held: number;
+	vsUnguarded?: number;
+	extraMillisecondsPerItem?: number;
+}
+
+/**
+ * (b2) The Incident Guard's cost: the same standard transfers (default concurrency 1) unguarded and
+ * guarded, in one run at latency L. The guard lists once per run (13 windows for 90 days) and looks
+ * up each distinct beneficiary whose transfer mode has an open incident.
+ */
+async function guardCost(sandbox: Sandbox): Promise<GuardRow[]> {
+	const rows: GuardRow[] = [];
+	const guarded = (mode: string, settings?: IDataObject): NodeUnderTest => ({
+		type: 'payoutsTransfer',
+		parameters: { ...transferNode().parameters, transferMode: mode, options: settings ? { incidentGuard: { settings } } : {} },
+	});
+	// verified and verified2 bank at YESB; the seeded open IMPS incident is at HDFC, so nothing is held.
+	const input = (tag: string) => transferRows(GUARD_N, tag).map((row, index) => ({ ...row, beneId: index % 2 ? seed.beneficiaries.verified2 : seed.beneficiaries.verified }));
+	const variants: Array<[string, NodeUnderTest]> = [
+		['unguarded (imps)', guarded('imps')],
+		['Incident Guard, 90 days, mode and bank (imps: 2 beneficiaries looked up)', guarded('imps', {})],
+		['Incident Guard, 90 days (banktransfer: no incident on the mode, no lookup)', guarded('banktransfer', {})],
+		['Incident Guard, 6 days, mode only, HIGH only (imps: one listing request, no lookup)', guarded('imps', { lookBackDays: 6, matchBank: false, impacts: 'HIGH' })],
+	];
+	for (const [runner, node] of variants) {
+		sandbox.reset();
+		sandbox.configure({ latencyMs: LATENCY_MS });
+		const result = await timed(() => runOurs(sandbox, node, input(`guard${rows.length}`)));
+		const requests = sandbox.requests();
+		const row: GuardRow = {
+			runner,
+			items: result.items,
+			seconds: result.seconds,
+			listings: requests.filter((request) => request.path === '/payout/v1/incidents').length,
+			lookups: requests.filter((request) => request.path.startsWith('/payout/v1/getBeneficiary/')).length,
+			held: GUARD_N - sandbox.state().transfers.length,
+		};
+		if (rows[0]) {
+			row.vsUnguarded = rows[0].seconds / row.seconds;
+			row.extraMillisecondsPerItem = ((row.seconds - rows[0].seconds) * 1000) / row.items;
+		}
+		rows.push(row);
+		console.error(`  guard cost, ${runner}: ${(row.items / row.seconds).toFixed(1)} items/s`);
+	}
+	return rows;
+}
+
 /** (c) The node's validation of one standard-transfer item, over many items. */
 function validationCost() {
 	const clock = { timezone: 'UTC', now: DateTime.utc() };
@@ -232,8 +287,10 @@ async function main() {
 	console.error(`Benchmark: N=${N}, latency ${LATENCY_MS} ms, on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
 	const sandbox = await startSandbox({ port: 0 });
 	let rows: Row[];
+	let guard: GuardRow[];
 	try {
 		rows = await throughput(sandbox, hasHttpNode);
+		guard = await guardCost(sandbox);
 	} finally {
 		await sandbox.close();
 	}
@@ -249,6 +306,12 @@ async function main() {
 		'|---|---|---|---|---|---|---|',
 		...rows.map((row) => `| ${row.scenario} | ${row.runner} | ${row.concurrency} | ${f(row.itemsPerSecond, 1)} | ${f(row.vsHttpRequestNode)} | ${f(row.vsBareLoop)} | ${f(row.ofLatencyLimit)} |`),
 		'',
+		`Incident Guard: ${GUARD_N} standard transfers per run, concurrency 1, latency L (ratios within this run)`,
+		'',
+		'| Runner | Items/s | Listing requests | Lookups | Held | vs unguarded | Extra ms per item |',
+		'|---|---|---|---|---|---|---|',
+		...guard.map((row) => `| ${row.runner} | ${f(row.items / row.seconds, 1)} | ${row.listings} | ${row.lookups} | ${row.held} | ${f(row.vsUnguarded)} | ${f(row.extraMillisecondsPerItem)} |`),
+		'',
 		`| Cost | Figure |`,
 		`|---|---|`,
 		`| Validation, standard transfer item (${validation.items} items) | ${f(validation.microsecondsPerItem)} µs per item (zod's floor here, a plain 5-string object: ${f(validation.zodFloorMicroseconds)} µs) |`,
@@ -258,7 +321,7 @@ async function main() {
 	console.log(lines.join('\n'));
 	const results = path.join(ROOT, 'bench', 'results');
 	fs.mkdirSync(results, { recursive: true });
-	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS }, throughput: rows, validation, load, memory }, null, 2));
+	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS, GUARD_N }, throughput: rows, guard, validation, load, memory }, null, 2));
 	console.error(`Figures written to ${path.join(results, 'latest.json')}`);
 }
 

@@ -69,7 +69,11 @@ export interface Sandbox {
 	reset(): void;
 	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book' }): void;
 	state(): SandboxState;
+	/** An incident created now, open unless said otherwise (also POST /__sandbox/incidents). */
+	openIncident(fields?: Partial<Incident>): Incident;
 	addIncident(fields?: Partial<Incident>): Incident;
+	/** Resolves open incidents now by id, or by entityCode and mode (also POST /__sandbox/incidents/resolve). */
+	resolveIncidents(which: { id: number } | { entityCode: string; mode: string }): Incident[];
 	resolveIncident(id: number): Incident;
 	close(): Promise<void>;
 }
@@ -89,7 +93,7 @@ export declare const seed: {
 	credentials: { accessToken: string; clientId: string; clientSecret: string; apiVersion: string };
 	tokens: Record<'expired' | 'apisDisabled' | 'ipRestricted' | 'lowBalance' | 'accountLimit' | 'limited' | 'internalNotConfigured', string>;
 	beneficiaries: Record<
-		'verified' | 'verified2' | 'newlyAdded' | 'modeNotAllowed' | 'blocked' | 'limitReached' | 'badBankAccount' | 'badIfsc' | 'bankFails' | 'walletFails' | 'scheduled' | 'awaitingConfirmation' | 'pendingAtBank' | 'noBankResponse' | 'accepted',
+		'verified' | 'verified2' | 'newlyAdded' | 'modeNotAllowed' | 'blocked' | 'limitReached' | 'badBankAccount' | 'badIfsc' | 'bankFails' | 'walletFails' | 'scheduled' | 'awaitingConfirmation' | 'pendingAtBank' | 'noBankResponse' | 'accepted' | 'hdfcBank' | 'iciciBank',
 		string
 	>;
 	unknownBeneId: string;
@@ -100,6 +104,7 @@ export declare const seed: {
 	existingTransferId: string;
 	authCodes: string[];
 	failingEntityCode: string;
+	incidentBanks: Record<'openScheduledImpsAtHdfc' | 'openRtgsAtYesb' | 'resolvedNeftAtIcic', { incidentId: number; entityCode: string; mode: string; beneId: string }>;
 	modeWithMinimum100: string;
 	modeNotEnabled: string;
 };

@@ -11,7 +11,7 @@
 const Fastify = require('fastify');
 
 const { faultFor, FAULTS } = require('./faults');
-const { seed, seededState } = require('./seed');
+const { seed, seededState, BANKS } = require('./seed');
 const { operations, ownMessages, error } = require('./service');
 const { triggers } = require('./triggers');
 
@@ -94,6 +94,20 @@ async function startSandbox(options = {}) {
 		return config;
 	});
 	app.get('/__sandbox/state', async () => snapshot());
+	app.post('/__sandbox/incidents', async (request, response) => {
+		try {
+			return openIncident(JSON.parse(request.body || '{}'));
+		} catch (failure) {
+			return response.code(400).send({ error: failure.message });
+		}
+	});
+	app.post('/__sandbox/incidents/resolve', async (request, response) => {
+		try {
+			return resolveIncidents(JSON.parse(request.body || '{}'));
+		} catch (failure) {
+			return response.code(400).send({ error: failure.message });
+		}
+	});
 
 	for (const operation of operations) {
 		app.route({
@@ -175,6 +189,25 @@ async function startSandbox(options = {}) {
 		config = { ...config, ...known };
 	}
 
+	/** An incident created now, open unless said otherwise; a known bank code gets its bank's name. */
+	function openIncident(fields = {}) {
+		if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('an incident is a JSON object of Incident fields, e.g. { "entityCode": "HDFC", "mode": "IMPS" }');
+		const id = Math.max(0, ...state.incidents.map((incident) => incident.id)) + 1;
+		const bank = BANKS.find(([code]) => code === fields.entityCode);
+		const incident = { id, type: 'BENEFICIARY', entity: 'BANK', mode: 'IMPS', createdAt: new Date().toISOString(), resolvedAt: '', isScheduled: false, isResolved: false, impact: 'LOW', entityName: bank ? bank[1] : 'Bank X', entityCode: 'BANKX', ...fields };
+		state.incidents.push(incident);
+		return { ...incident };
+	}
+
+	/** Resolves now the open incidents chosen by id, or by entityCode and mode (both given): the list resolved. */
+	function resolveIncidents({ id, entityCode, mode } = {}) {
+		if (id === undefined && (entityCode === undefined || mode === undefined)) throw new Error('name the incident: { "id": 1000 } or { "entityCode": "HDFC", "mode": "IMPS" }');
+		const chosen = state.incidents.filter((incident) => !incident.isResolved && (id !== undefined ? incident.id === id : incident.entityCode === entityCode && incident.mode === mode));
+		if (id !== undefined && chosen.length === 0) throw new Error(`no open incident ${id}`);
+		for (const incident of chosen) Object.assign(incident, { isResolved: true, resolvedAt: new Date().toISOString() });
+		return chosen.map((incident) => ({ ...incident }));
+	}
+
 	function snapshot() {
 		return {
 			balances: Object.fromEntries(Object.values(state.accounts).map((account) => [account.name, account.balance / 100])),
@@ -202,14 +235,13 @@ async function startSandbox(options = {}) {
 		reset,
 		configure,
 		state: snapshot,
-		/** Adds an incident created now (tests of the incident trigger). */
-		addIncident(fields = {}) {
-			const id = Math.max(0, ...state.incidents.map((incident) => incident.id)) + 1;
-			const incident = { id, type: 'BENEFICIARY', entity: 'BANK', mode: 'IMPS', createdAt: new Date().toISOString(), resolvedAt: '', isScheduled: false, isResolved: false, impact: 'LOW', entityName: 'Bank X', entityCode: 'BANKX', ...fields };
-			state.incidents.push(incident);
-			return { ...incident };
-		},
-		/** Marks an incident resolved now. */
+		/** Opens an incident created now: `{ entityCode, mode, impact, isScheduled, ... }` (also POST /__sandbox/incidents). */
+		openIncident,
+		/** The same, under the name the trigger's tests use. */
+		addIncident: openIncident,
+		/** Resolves open incidents now, by `{ id }` or `{ entityCode, mode }` (also POST /__sandbox/incidents/resolve). */
+		resolveIncidents,
+		/** Marks one incident resolved now. */
 		resolveIncident(id) {
 			const incident = state.incidents.find((candidate) => candidate.id === id);
 			if (!incident) throw new Error(`no incident ${id}`);

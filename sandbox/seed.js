@@ -42,6 +42,21 @@ const beneficiaries = {
 	pendingAtBank: 'BENEPENDING',
 	noBankResponse: 'BENENORESPONSE',
 	accepted: 'BENEACCEPTED',
+	/** Banks with seeded incidents (IFSC prefix = incident entityCode): see `incidentBanks`. */
+	hdfcBank: 'BENEHDFC1',
+	iciciBank: 'BENEICIC1',
+};
+
+/**
+ * Seeded incidents that the transfer node's Incident Guard meets, with the beneficiaries whose
+ * IFSC starts with the incident's entityCode: an open scheduled LOW IMPS incident at HDFC, an
+ * open unscheduled LOW RTGS incident at YESB (the bank of every other seeded beneficiary), and
+ * only resolved ones (NEFT, today) at ICIC.
+ */
+const incidentBanks = {
+	openScheduledImpsAtHdfc: { incidentId: 1000, entityCode: 'HDFC', mode: 'IMPS', beneId: 'BENEHDFC1' },
+	openRtgsAtYesb: { incidentId: 1003, entityCode: 'YESB', mode: 'RTGS', beneId: 'BENEVERIFIED1' },
+	resolvedNeftAtIcic: { incidentId: 1001, entityCode: 'ICIC', mode: 'NEFT', beneId: 'BENEICIC1' },
 };
 
 const unknownBeneId = 'BENEUNKNOWN9';
@@ -89,6 +104,7 @@ const seed = {
 	existingTransferId,
 	authCodes,
 	failingEntityCode,
+	incidentBanks,
 	/** Which transfer mode has a Rs. 100 minimum, and which is not enabled for the account. */
 	modeWithMinimum100: 'rtgs',
 	modeNotEnabled: 'walletB',
@@ -144,6 +160,8 @@ function beneficiaryRecords(now) {
 			record(b.pendingAtBank, 'Leela Bose', { outcome: 'pending' }),
 			record(b.noBankResponse, 'Hari Kumar', { outcome: 'noResponse' }),
 			record(b.accepted, 'Zoya Mirza', { outcome: 'accepted' }),
+			record(b.hdfcBank, 'Neha Joshi', { ifsc: 'HDFC0000123' }),
+			record(b.iciciBank, 'Priya Nair', { ifsc: 'ICIC0000789' }),
 		].map((beneficiary) => [beneficiary.beneId, beneficiary]),
 	);
 }
@@ -226,4 +244,4 @@ function seededState(now = Date.now()) {
 	};
 }
 
-module.exports = { seed, seededState, MAIN_BALANCE };
+module.exports = { seed, seededState, MAIN_BALANCE, BANKS };

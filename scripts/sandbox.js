@@ -26,7 +26,7 @@ function flag(name, fallback) {
   Client ID:         ${seed.credentials.clientId}
   Client Secret:     ${seed.credentials.clientSecret}
   API Version:       ${seed.credentials.apiVersion}
-  Inspect:           ${sandbox.baseUrl}/__sandbox/requests, /__sandbox/state; POST /__sandbox/reset, /__sandbox/config
+  Inspect:           ${sandbox.baseUrl}/__sandbox/requests, /__sandbox/state; POST /__sandbox/reset, /__sandbox/config, /__sandbox/incidents, /__sandbox/incidents/resolve
 Press Ctrl-C to stop.`);
 	const stop = async () => {
 		await sandbox.close();

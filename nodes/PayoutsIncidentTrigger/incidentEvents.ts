@@ -1,11 +1,9 @@
 import { DateTime } from 'luxon';
-import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { findErrorRow } from '../shared/errors';
-import { SERVICE_TIME_FORMAT } from '../shared/rules';
-import { redactor } from '../shared/redact';
-import { checkedBaseUrl, CREDENTIAL_TYPE, excerpt, send } from '../shared/transport';
+import { listIncidents, MAX_AGE, MAX_WINDOW, windowsFrom } from '../shared/incidents';
+import type { Window } from '../shared/incidents';
+import { checkedBaseUrl, CREDENTIAL_TYPE } from '../shared/transport';
 import type { PayoutsCredentials, SendTarget } from '../shared/transport';
 
 /**
@@ -35,31 +33,11 @@ interface Filters {
 	scheduled?: 'any' | 'scheduled' | 'unscheduled';
 }
 
-/** Limits of the incident listing (interface document, section 8). */
-const MAX_WINDOW = { days: 7 };
-const MAX_AGE = { days: 90 };
-/** Safety margin so a window's start stays inside the 90 days when the service checks it. */
-const AGE_MARGIN = { minutes: 5 };
 /** Re-read a little of the previous window: an incident may be listed a moment after it began. */
 const OVERLAP = { minutes: 10 };
+const UNCLEAR = 'The next poll tries again; nothing was marked as seen.';
 
-interface Window {
-	start: DateTime;
-	end: DateTime;
-}
-
-/** Windows of at most 7 days from `start` to `end`, none starting more than 90 days ago. */
-export function windowsFrom(start: DateTime, end: DateTime, now: DateTime): { windows: Window[]; skipped?: Window } {
-	const oldest = now.minus(MAX_AGE).plus(AGE_MARGIN);
-	const from = start < oldest ? oldest : start;
-	const skipped = start < oldest ? { start, end: oldest } : undefined;
-	const windows: Window[] = [];
-	for (let cursor = from; cursor < end; cursor = cursor.plus(MAX_WINDOW)) {
-		const next = cursor.plus(MAX_WINDOW);
-		windows.push({ start: cursor, end: next < end ? next : end });
-	}
-	return { windows, skipped };
-}
+export { windowsFrom };
 
 function matches(incident: IDataObject, filters: Filters): boolean {
 	const listed = (value: string | string[] | undefined) =>
@@ -75,37 +53,13 @@ function matches(incident: IDataObject, filters: Filters): boolean {
 	return true;
 }
 
-async function listIncidents(context: IPollFunctions, target: SendTarget, window: Window, entityCode: string | undefined): Promise<IDataObject[]> {
-	const node = context.getNode();
-	const qs: IDataObject = { status: 'ALL', startTime: window.start.toFormat(SERVICE_TIME_FORMAT), endTime: window.end.toFormat(SERVICE_TIME_FORMAT) };
-	if (entityCode) qs.entityCode = entityCode;
-	const answer = await send(context, target, { method: 'GET', path: '/payout/v1/incidents', qs });
-	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') {
-		const incidents = answer.envelope.data?.incidents;
-		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
-	}
-	if (answer.kind === 'envelope') {
-		const { subCode, message } = answer.envelope;
-		throw new NodeApiError(node, answer.envelope as unknown as JsonObject, {
-			message: `Listing incidents failed: ${message}`,
-			description: findErrorRow('getIncidents', subCode, message).hint,
-			httpCode: subCode,
-		});
-	}
-	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redactor([target.credentials?.accessToken])(answer.text)) : 'no envelope'}`;
-	throw new NodeApiError(node, { message: what } as JsonObject, {
-		message: `Listing incidents failed: ${what}`,
-		description: 'The next poll tries again; nothing was marked as seen.',
-	});
-}
-
 async function listAll(context: IPollFunctions, windows: Window[], filters: Filters): Promise<IDataObject[]> {
 	// The credential is read once per poll, however many windows the poll needs.
 	const credentials = await context.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
 	const target: SendTarget = { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: 30000, authenticated: true, credentials };
 	const byId = new Map<string, IDataObject>();
 	for (const window of windows) {
-		for (const incident of await listIncidents(context, target, window, filters.entityCode)) {
+		for (const incident of await listIncidents(context, target, window, { status: 'ALL', entityCode: filters.entityCode, whenUnclear: UNCLEAR })) {
 			if (matches(incident, filters)) byId.set(String(incident.id), incident);
 		}
 	}

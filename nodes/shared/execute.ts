@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { displayNames } from './describe';
 import { findErrorRow } from './errors';
+import { guardIncidents } from './incidentGuard';
 import { readOptions } from './options';
 import type { RunOptions } from './options';
 import { redactor } from './redact';
@@ -137,7 +138,7 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const operation = operations.find((candidate) => candidate.value === operationValue);
 	if (!operation) throw new NodeOperationError(node, `The operation '${operationValue}' is not known`);
 
-	const options = readOptions(operation, this.getNodeParameter('options', 0, {}) as Partial<RunOptions>);
+	const options = readOptions(operation, this.getNodeParameter('options', 0, {}) as Parameters<typeof readOptions>[1]);
 	// n8n gives a node used as an AI agent's tool the type "<node type>Tool".
 	if (node.type.endsWith('Tool') && !options.allowAgentUse) {
 		throw new NodeOperationError(node, `${node.name} does not run as an AI agent's tool unless allowed`, {
@@ -169,12 +170,20 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		planned = planned.filter((entry) => !outcomes.has(entry.index));
 		if (operation.transferIdWhenEmpty) planned = withTransferIds(operation, planned, { workflowId, nodeId: node.id });
 	}
-	const invalidItems = [...outcomes.keys()].sort((a, b) => a - b);
-	if (invalidItems.length > 0 && !continueOnFail) {
-		const first = outcomes.get(invalidItems[0]) as { failure: Failure };
-		const rest = invalidItems.slice(1);
-		const others = rest.length > 0 ? ` Also invalid: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
-		throw toNodeError(node, invalidItems[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	refuseBatchIfAny(node, outcomes, continueOnFail, 'invalid');
+	const paramsOf = new Map(planned.map((entry) => [entry.index, entry.params]));
+
+	// 1b. The Incident Guard, when chosen: every item checked against open incidents before anything is sent.
+	const notes = new Map<number, IDataObject>();
+	if (operation.incidentGuard && options.incidentGuard) {
+		const { transferMode, beneId } = operation.incidentGuard;
+		const guarded = planned.map(({ index, params }) => ({ index, params, transferMode: transferMode(params), beneId: beneId(params) }));
+		const verdicts = await guardIncidents(this, target, options.incidentGuard, guarded, timezone);
+		for (const [index, item] of verdicts.held) outcomes.set(index, { items: [item] });
+		for (const [index, { rule, hint }] of verdicts.refused) outcomes.set(index, { failure: invalid(index, rule, hint) });
+		for (const [index, note] of verdicts.notes) notes.set(index, note);
+		planned = planned.filter((entry) => !outcomes.has(entry.index));
+		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
 
 	// 2. Send the valid items (or describe them, in a dry run).
@@ -197,19 +206,37 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 
 	// 3. Output in input order, paired with the input item.
 	const errorOutput = node.onError === 'continueErrorOutput';
-	const paramsOf = new Map(planned.map((entry) => [entry.index, entry.params]));
 	const output: INodeExecutionData[] = [];
 	for (let index = 0; index < items.length; index++) {
 		const outcome = outcomes.get(index);
 		if (!outcome) continue;
+		const note = notes.get(index);
 		if ('items' in outcome) {
-			for (const json of outcome.items) output.push({ json, pairedItem: { item: index } });
+			for (const json of outcome.items) output.push({ json: { ...json, ...note }, pairedItem: { item: index } });
 		} else {
 			const params = paramsOf.get(index);
-			output.push({ json: errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params), pairedItem: { item: index } });
+			const json = errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params);
+			// The error output routes items whose only field is `error`: a note goes inside it.
+			if (note && errorOutput) Object.assign(json.error as IDataObject, note);
+			else if (note) Object.assign(json, note);
+			output.push({ json, pairedItem: { item: index } });
 		}
 	}
 	return [output];
+}
+
+/**
+ * Items refused before the first request (invalid, or refused by the Incident Guard) stop the whole
+ * batch unless the user chose to continue on failure: a batch with a bad row moves no money.
+ */
+function refuseBatchIfAny(node: ReturnType<IExecuteFunctions['getNode']>, outcomes: Map<number, Outcome>, continueOnFail: boolean, what: string) {
+	if (continueOnFail) return;
+	const refused = [...outcomes.keys()].filter((index) => 'failure' in (outcomes.get(index) as Outcome)).sort((a, b) => a - b);
+	if (refused.length === 0) return;
+	const first = outcomes.get(refused[0]) as { failure: Failure };
+	const rest = refused.slice(1);
+	const others = rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
+	throw toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { incidentGuardOption, readGuardSettings } from './incidentGuard';
+import type { GuardSettings } from './incidentGuard';
 import type { PayoutOperation } from './types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
@@ -10,6 +12,8 @@ export interface RunOptions {
 	requestsPerSecond: number;
 	retries: number;
 	timeout: number;
+	/** Standard transfers: check items against open bank incidents first (off when undefined). */
+	incidentGuard?: GuardSettings;
 }
 
 type Kind = 'transfer' | 'read' | 'token';
@@ -102,6 +106,8 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			allowAgentUse,
 			concurrencyOf(1, 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'),
 			dryRun,
+			// Only where the operation says which mode and beneficiary an item uses.
+			...(operation.incidentGuard ? [incidentGuardOption] : []),
 			requestsPerSecond,
 			// Only where the service refuses a repeated Transfer ID is a re-send safe.
 			...(operation.refusesDuplicateTransferId ? [transferRetries] : []),
@@ -120,7 +126,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	};
 }
 
-export function readOptions(operation: PayoutOperation, given: Partial<RunOptions>): RunOptions {
+export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunOptions, 'incidentGuard'>> & { incidentGuard?: unknown }): RunOptions {
 	const defaults = DEFAULTS[kindOf(operation)];
 	const whole = (value: unknown, fallback: number, min: number, max: number) =>
 		typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
@@ -131,5 +137,6 @@ export function readOptions(operation: PayoutOperation, given: Partial<RunOption
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,
 		retries: kindOf(operation) === 'token' || (operation.movesMoney && !operation.refusesDuplicateTransferId) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
+		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};
 }

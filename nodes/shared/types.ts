@@ -68,6 +68,8 @@ export interface PayoutOperation<P extends Params = Params> {
 	refusesDuplicateTransferId?: boolean;
 	/** A Transfer ID for an item that has none, the same whenever n8n runs the same row again. */
 	transferIdWhenEmpty?(params: P, origin: TransferOrigin): string;
+	/** Where an item's money goes and how, for the Incident Guard (operations with a transfer mode). */
+	incidentGuard?: { transferMode(params: P): string; beneId(params: P): string };
 	/** Fields whose values are secrets: never echoed in errors, dry runs or logs. */
 	secretFields?: string[];
 	/** Shown in the editor, e.g. that the service announced the endpoint's retirement. */

@@ -31,11 +31,12 @@ const DOCS = path.join(ROOT, 'docs', 'screenshots');
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1';
 
 /** What each of our node types must show in its parameter panel (DESIGN.md's parameter names). */
-const expectedParameters: Record<string, { operation: string; parameters: string[] }> = {
+const expectedParameters: Record<string, { operation?: string; parameters: string[] }> = {
 	'n8n-nodes-payouts.payoutsTransfer': { operation: 'Standard Transfer', parameters: ['beneId', 'amount', 'transferId', 'transferMode'] },
 	'n8n-nodes-payouts.payoutsIncident': { operation: 'Get Many Incidents', parameters: ['status', 'simplify'] },
 	'n8n-nodes-payouts.payoutsPaylink': { operation: 'Get Paylink Status', parameters: ['paylinkId'] },
 	'n8n-nodes-payouts.payoutsOAuth': { operation: 'Generate Token', parameters: ['authCode'] },
+	'n8n-nodes-payouts.payoutsIncidentTrigger': { parameters: ['events'] },
 };
 
 const examples: Array<{ id: string; name: string; nodes: Array<{ name: string; type: string; parameters?: Record<string, unknown> }> }> = n8n.exampleWorkflows();
@@ -167,7 +168,10 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			expect(response.status()).toBe(200);
 		}
 		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
-		for (const node of ours) {
+		// An example started by our incident trigger runs from the editor with the latest incident
+		// ("Fetch Test Event"); what follows depends on held rows, so only the trigger must succeed.
+		const startedByTrigger = ours.some((node) => node.type === 'n8n-nodes-payouts.payoutsIncidentTrigger');
+		for (const node of startedByTrigger ? ours.filter((candidate) => candidate.type.endsWith('Trigger')) : ours) {
 			await page.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"] [data-test-id="canvas-node-status-success"]`).waitFor();
 		}
 		await page.addStyleTag({ content: '.el-notification { display: none !important; }' });
@@ -182,7 +186,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			const expected = expectedParameters[node.type];
 			expect(await ndv.locator('[data-test-id="node-title-container"]').innerText()).toContain(node.name);
 			expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe('Payouts Sandbox');
-			expect(await ndv.locator('[data-test-id="parameter-input-operation"] input').inputValue()).toBe(expected.operation);
+			if (expected.operation) expect(await ndv.locator('[data-test-id="parameter-input-operation"] input').inputValue()).toBe(expected.operation);
 			for (const parameter of expected.parameters) await expect(ndv.locator(`[data-test-id="parameter-input-${parameter}"]`).isVisible()).resolves.toBe(true);
 			// The panel's header shows our icon too.
 			expect(await ndv.locator('header img').first().getAttribute('src')).toMatch(/^\/icons\/n8n-nodes-payouts\/.+\.svg$/);

@@ -274,4 +274,26 @@ describe('the service', () => {
 		expect(sandbox.state().transfers).toEqual([]);
 		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
 	});
+
+	test('incidents opened and resolved for a bank and mode over HTTP; seeded beneficiaries bank where seeded incidents are', async () => {
+		const control = (route: string, body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/incidents${route}`, { method: 'POST', body: JSON.stringify(body) });
+		const listOpen = async (entityCode: string) =>
+			((await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'UNRESOLVED', entityCode } })).body?.data as { incidents: Array<{ id: number; mode: string }> }).incidents;
+		const opened = (await (await control('', { entityCode: 'SBIN', mode: 'UPI', impact: 'HIGH' })).json()) as { id: number; entityName: string; isResolved: boolean };
+		expect(opened).toMatchObject({ entityName: 'State Bank of India', isResolved: false });
+		expect((await listOpen('SBIN')).map((incident) => incident.id)).toEqual([opened.id]);
+		const resolved = (await (await control('/resolve', { entityCode: 'SBIN', mode: 'UPI' })).json()) as Array<{ id: number; isResolved: boolean }>;
+		expect(resolved).toEqual([expect.objectContaining({ id: opened.id, isResolved: true })]);
+		expect(await listOpen('SBIN')).toEqual([]);
+		expect((await control('/resolve', {})).status).toBe(400);
+		expect((await control('/resolve', { id: opened.id })).status).toBe(400);
+		expect((await control('', [1])).status).toBe(400);
+
+		for (const { incidentId, entityCode, mode, beneId } of Object.values(seed.incidentBanks)) {
+			const incident = (await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'ALL', entityCode } })).body?.data as { incidents: Array<{ id: number; mode: string; entityCode: string }> };
+			expect(incident.incidents.find((candidate) => candidate.id === incidentId)).toMatchObject({ mode, entityCode });
+			const beneficiary = (await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${beneId}` })).body?.data as { ifsc: string };
+			expect(beneficiary.ifsc.slice(0, 4)).toBe(entityCode);
+		}
+	});
 });

@@ -64,4 +64,5 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 	schema: () => schema,
 	request: (transfer) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: transfer }),
 	output: transferOutput,
+	incidentGuard: { transferMode: (transfer) => String(transfer.transferMode ?? 'banktransfer'), beneId: (transfer) => String(transfer.beneId) },
 };
