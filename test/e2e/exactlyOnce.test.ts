@@ -231,15 +231,21 @@ describe('n8n killed with SIGKILL in the middle of a batch, then the batch run a
 		sandbox.configure({ latencyMs: 400 });
 		await executeAndKill(workflows.killInternal.id, 2);
 		await new Promise((resolve) => setTimeout(resolve, 600));
-		const atRerun = ledger().length;
 		const { code, pay } = await execute(workflows.killInternal.id);
 		expect(code).toBe(0);
+		expect(pay).toHaveLength(6);
 		const transfers = ledger();
+		// Never paid twice; every row reported paid is in the ledger; the rest is UNKNOWN, never guessed.
 		expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(transfers.length);
-		expect(transfers.map((transfer) => transfer.amount).sort()).toEqual([41, 42, 43, 44, 45, 46]);
-		const byStatus = (status: string) => pay.filter((item) => item.status === status).length;
-		expect(byStatus('SUCCESS')).toBe(6 - atRerun);
-		expect(byStatus('ALREADY_SUBMITTED') + byStatus('UNKNOWN')).toBe(atRerun);
+		const booked = new Set(transfers.map((transfer) => transfer.transferId));
+		for (const item of pay) {
+			if (item.status === 'UNKNOWN') continue;
+			expect(['SUCCESS', 'ALREADY_SUBMITTED']).toContain(item.status);
+			expect(booked.has(String(item.transferId))).toBe(true);
+		}
+		// At most the one request in flight at the kill is unknown (the service may or may not have booked it).
+		expect(pay.filter((item) => item.status === 'UNKNOWN').length).toBeLessThanOrEqual(1);
+		expect(transfers.length).toBeGreaterThanOrEqual(5);
 		for (const item of pay.filter((entry) => entry.status === 'UNKNOWN')) expect(String(item.hint)).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the dashboard/);
 	});
 });
