@@ -41,14 +41,15 @@ const scheduled: INodeProperties = {
 	description: 'Whether to keep scheduled (announced) incidents, unscheduled ones, or both',
 };
 
-const filters = (options: INodeProperties[], versions: { show: { '@version': unknown[] } }): INodeProperties => ({
+/** The Filters collection; versions differ only in how Transfer Modes are given. */
+const filters = (modes: INodeProperties, versions: { show: { '@version': unknown[] } }): INodeProperties => ({
 	displayName: 'Filters',
 	name: 'filters',
 	type: 'collection',
 	placeholder: 'Add Filter',
 	default: {},
 	displayOptions: versions as INodeProperties['displayOptions'],
-	options,
+	options: [entityCode, impact, scheduled, modes],
 });
 
 export class PayoutsIncidentTrigger implements INodeType {
@@ -81,36 +82,26 @@ export class PayoutsIncidentTrigger implements INodeType {
 				description: 'Which incidents start a run. Each incident starts at most one run per event.',
 			},
 			filters(
-				[
-					entityCode,
-					impact,
-					scheduled,
-					{
-						displayName: 'Transfer Modes',
-						name: 'mode',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. IMPS, UPI',
-						description: 'Only incidents that affect one of these transfer modes (comma-separated)',
-					},
-				],
+				{
+					displayName: 'Transfer Modes',
+					name: 'mode',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. IMPS, UPI',
+					description: 'Only incidents that affect one of these transfer modes (comma-separated)',
+				},
 				{ show: { '@version': [1] } },
 			),
 			filters(
-				[
-					entityCode,
-					impact,
-					scheduled,
-					{
-						displayName: 'Transfer Modes',
-						name: 'mode',
-						type: 'multiOptions',
-						// The transfer modes of the interface document; incidents name them in capitals.
-						options: TRANSFER_MODES.map(({ name, value }) => ({ name, value: value.toUpperCase() })),
-						default: [],
-						description: 'Only incidents that affect one of these transfer modes',
-					},
-				],
+				{
+					displayName: 'Transfer Modes',
+					name: 'mode',
+					type: 'multiOptions',
+					// The transfer modes of the interface document; incidents name them in capitals.
+					options: TRANSFER_MODES.map(({ name, value }) => ({ name, value: value.toUpperCase() })),
+					default: [],
+					description: 'Only incidents that affect one of these transfer modes',
+				},
 				{ show: { '@version': [{ _cnd: { gte: 2 } }] } },
 			),
 			{
