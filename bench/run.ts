@@ -7,6 +7,8 @@
  *
  *   BENCH_N (2000)  BENCH_LATENCY_MS (30)  BENCH_VALIDATION_ITEMS (100000)  BENCH_MEMORY_ITEMS (50000)
  *   BENCH_GUARD_N (300): items per run of the Incident Guard's cost
+ *   BENCH_REAL (1): the part in real n8n (bench/realN8n.ts); BENCH_REAL_BIG (50000): its large batch;
+ *   BENCH_QUEUE (1): its queue-mode set-up
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +20,8 @@ import type { IDataObject, INodeType } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { standardTransfer } from '../nodes/PayoutsTransfer/operations/standardTransfer';
+import { realN8nBench } from './realN8n';
+import type { RealRow } from './realN8n';
 import { payoutsNode, registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
 import type { NodeUnderTest } from '../test/helpers/engine';
 import { seed, startSandbox } from '../test/helpers/sandbox';
@@ -298,6 +302,7 @@ async function main() {
 	const load = loadTime();
 	const memory = await memoryAtScale();
 	stopEngineTimers();
+	const real: RealRow[] = process.env.BENCH_REAL === '0' ? [] : await realN8nBench({ n: N, big: Number(process.env.BENCH_REAL_BIG ?? 50000), latencyMs: LATENCY_MS, queueMode: process.env.BENCH_QUEUE !== '0' });
 
 	const lines = [
 		`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; latency L = ${LATENCY_MS} ms; ${new Date().toISOString().slice(0, 10)}`,
@@ -317,11 +322,24 @@ async function main() {
 		`| Validation, standard transfer item (${validation.items} items) | ${f(validation.microsecondsPerItem)} µs per item (zod's floor here, a plain 5-string object: ${f(validation.zodFloorMicroseconds)} µs) |`,
 		`| Loading all ${load.classes} node and credential classes (median of 5, fresh process) | ${f(load.milliseconds, 1)} ms |`,
 		`| ${memory.items} transfers through the engine (concurrency 20, no latency) | ${f(memory.seconds, 1)} s; peak RSS ${f(memory.peakRssMegabytes, 0)} MB (+${f(memory.rssGrowthMegabytes, 0)} MB); outputs ${memory.outputs}, transfers ${memory.transfersAtSandbox}, distinct IDs ${memory.distinctTransferIds} |`,
+		...(real.length === 0
+			? []
+			: [
+					'',
+					`In real n8n (the sandbox in a process of its own, latency L; "of latency limit": items/s over 20 / L):`,
+					'',
+					'| Set-up | Scenario | Runner | Items/s | of latency limit | vs HTTP Request node (batches of 20 / unbounded) | later rows vs first | REST API worst answer | n8n peak RSS |',
+					'|---|---|---|---|---|---|---|---|---|',
+					...real.map(
+						(row) =>
+							`| ${row.setup} | ${row.scenario} | ${row.runner} | ${f(row.itemsPerSecond, 1)} | ${f(row.ofLatencyLimit)} | ${row.vsHttpBatched === undefined ? '–' : `${f(row.vsHttpBatched)} / ${f(row.vsHttpUnbounded)}`} | ${f(row.laterOverFirst)} | ${row.restWorstMs} ms (${row.restWorstWhen}) | ${f(row.peakRssMegabytes, 0)} MB |`,
+					),
+				]),
 	];
 	console.log(lines.join('\n'));
 	const results = path.join(ROOT, 'bench', 'results');
 	fs.mkdirSync(results, { recursive: true });
-	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS, GUARD_N }, throughput: rows, guard, validation, load, memory }, null, 2));
+	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS, GUARD_N }, throughput: rows, guard, validation, load, memory, real }, null, 2));
 	console.error(`Figures written to ${path.join(results, 'latest.json')}`);
 }
 

@@ -1,7 +1,8 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
+	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
@@ -74,13 +75,18 @@ export class PayoutsApi implements ICredentialType {
 		},
 	];
 
-	// Bearer auth applied by n8n itself: the nodes never build the Authorization header by hand.
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: { Authorization: '=Bearer {{$credentials.accessToken}}' },
-		},
-	};
+	/**
+	 * Bearer auth applied by n8n itself to every request of the nodes (and of the credential test):
+	 * the nodes never build the Authorization header. A function rather than a generic template,
+	 * because n8n 2.41 evaluates a template's `{{$credentials.accessToken}}` in its expression
+	 * isolate on every request, about 0.5 ms each, as much as the rest of a transfer costs in n8n.
+	 * A field, not a method: n8n copies the credential's own properties when it decides which nodes
+	 * get "Custom API Call", and a method on the prototype would not be seen there.
+	 */
+	authenticate = async (credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+	});
 
 	// The incident listing needs nothing but a valid token, and moves no money.
 	// The service may answer HTTP 200 with an ERROR envelope, so the body is checked too.

@@ -1,6 +1,15 @@
 /** Types of the sandbox's public API (the sandbox itself is plain JavaScript). */
 export type HttpStyle = 'mirror' | 'always200';
-export type FaultKind = 'latency' | 'drop-before' | 'drop-after' | 'html-500' | 'error-520' | 'malformed-json' | 'stall' | 'empty-body' | 'replay';
+export type FaultKind = 'latency' | 'drop-before' | 'drop-after' | 'html-500' | 'error-520' | 'malformed-json' | 'stall' | 'empty-body' | 'replay' | 'error-500' | 'no-bank-response';
+/** What a chaos run injects (`chaos.kinds`): html-502 is html-500 with status 502; no-bank-response meets standard transfers only and books half of them. */
+export type ChaosKind = 'drop-before' | 'drop-after' | 'html-502' | 'error-500' | 'error-520' | 'no-bank-response';
+
+/** Seeded random faults on transfer requests: each meets one with probability `rate`. */
+export interface ChaosSetting {
+	seed: number;
+	rate: number;
+	kinds?: ChaosKind[];
+}
 
 export interface FaultRule {
 	fault: FaultKind | string;
@@ -8,6 +17,8 @@ export interface FaultRule {
 	times?: number;
 	latencyMs?: number;
 	latencyJitterMs?: number;
+	/** no-bank-response: whether the service booked it before answering (default true). */
+	books?: boolean;
 	/** replay and html-500: the HTTP status; replay: the body and its content type. */
 	status?: number;
 	body?: string;
@@ -20,8 +31,10 @@ export interface SandboxOptions {
 	httpStyle?: HttpStyle;
 	latencyMs?: number;
 	latencyJitterMs?: number;
+	/** The zone incident windows are read in (the document names none): IANA (Asia/Kolkata) or a fixed offset (UTC+5:30, UTC-8). Default UTC. */
 	timezone?: string;
 	faults?: FaultRule[];
+	chaos?: ChaosSetting | null;
 	logger?: boolean;
 	/** What a second internal transfer with a used transferId gets (not shown in the document). */
 	internalDuplicates?: 'refuse' | 'book';
@@ -58,6 +71,8 @@ export interface SandboxState {
 	count: number;
 	usedAuthCodes: string[];
 	maxInFlight: number;
+	/** Chaos faults injected since the last reset, by kind. */
+	faultsInjected: Partial<Record<ChaosKind, number>>;
 }
 
 export interface Sandbox {
@@ -65,9 +80,11 @@ export interface Sandbox {
 	verificationUrl: string;
 	port: number;
 	requests(): ReceivedRequest[];
+	/** How many requests the log holds, without copying them. */
+	requestCount(): number;
 	clearRequests(): void;
 	reset(): void;
-	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book' }): void;
+	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book'; timezone?: string; chaos?: ChaosSetting | null }): void;
 	state(): SandboxState;
 	/** An incident created now, open unless said otherwise (also POST /__sandbox/incidents). */
 	openIncident(fields?: Partial<Incident>): Incident;

@@ -9,8 +9,9 @@
  *   sandbox.baseUrl, sandbox.requests(), sandbox.reset(), await sandbox.close()
  */
 const Fastify = require('fastify');
+const { DateTime } = require('luxon');
 
-const { faultFor, FAULTS } = require('./faults');
+const { faultFor, FAULTS, chaosDraw } = require('./faults');
 const { seed, seededState, BANKS } = require('./seed');
 const { operations, ownMessages, error } = require('./service');
 const { triggers } = require('./triggers');
@@ -26,8 +27,13 @@ const INTERNAL_DUPLICATES = ['refuse', 'book'];
  * @param {'mirror'|'always200'} [options.httpStyle] mirror: HTTP status = subCode (default); always200: every answer HTTP 200
  * @param {number} [options.latencyMs] added to every request
  * @param {number} [options.latencyJitterMs] plus a random 0..jitter
- * @param {string} [options.timezone] the service's local time for incident windows, default UTC
+ * @param {string} [options.timezone] the zone the service reads incident windows
+ *   (`yyyy-mm-dd hh:mm:ss`) in, which the document does not name: an IANA zone such as
+ *   Asia/Kolkata or a fixed offset such as UTC+5:30 or UTC-8; default UTC
  * @param {Array} [options.faults] fault rules, see faults.js
+ * @param {{seed: number, rate: number, kinds?: string[]}} [options.chaos] seeded random faults on
+ *   transfer requests for a whole run (`npm run chaos`): each meets one with probability `rate`,
+ *   of `kinds` (default all of faults.js's CHAOS_KINDS); counted in the state's `faultsInjected`
  * @param {'refuse'|'book'} [options.internalDuplicates] what a second internal transfer with a used
  *   transferId gets; the document does not say (refuse: "Transfer Id already exists", the default;
  *   book: it moves money again, the worst case a client must survive)
@@ -40,15 +46,19 @@ async function startSandbox(options = {}) {
 		latencyJitterMs: options.latencyJitterMs ?? 0,
 		faults: options.faults ?? [],
 		internalDuplicates: options.internalDuplicates ?? 'refuse',
+		timezone: options.timezone ?? 'UTC',
+		chaos: options.chaos ?? null,
 	};
+	checkTimezone(initial.timezone);
 	if (!INTERNAL_DUPLICATES.includes(initial.internalDuplicates)) throw new Error(`internalDuplicates must be one of ${INTERNAL_DUPLICATES.join(', ')}`);
 	if (!HTTP_STYLES.includes(initial.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
-	const timezone = options.timezone ?? 'UTC';
 	let config = structuredClone(initial);
 	let state = seededState();
 	let log = [];
 	let inFlight = 0;
 	let maxInFlight = 0;
+	let drawChaos = initial.chaos ? chaosDraw(initial.chaos) : () => undefined;
+	let faultsInjected = {};
 
 	// Ids in paths have no length limit in the document: fastify's default of 100 characters would answer 414.
 	const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, routerOptions: { maxParamLength: 10000 } });
@@ -146,13 +156,14 @@ async function startSandbox(options = {}) {
 		};
 		log.push(entry);
 
-		const fault = faultFor(config, request.headers['x-sandbox-fault'], entry);
+		const fault = faultFor(config, request.headers['x-sandbox-fault'], entry) ?? drawChaos(entry);
+		if (fault?.kind) faultsInjected[fault.kind] = (faultsInjected[fault.kind] ?? 0) + 1;
 		const latency = (fault?.fault === 'latency' ? fault.latencyMs ?? 0 : 0) + config.latencyMs + Math.random() * ((fault?.fault === 'latency' ? fault.latencyJitterMs : 0) || config.latencyJitterMs || 0);
 		if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
 
 		const processRequest = () => {
 			if (parseFailure) return { envelope: error('422', parseFailure) };
-			const answer = operation.handler(state, { body, headers: request.headers, query: request.query, params: request.params, now: Date.now(), timezone, internalDuplicates: config.internalDuplicates });
+			const answer = operation.handler(state, { body, headers: request.headers, query: request.query, params: request.params, now: Date.now(), timezone: config.timezone, internalDuplicates: config.internalDuplicates });
 			return answer.httpStatus ? { raw: answer } : { envelope: answer };
 		};
 		const send = (result) => {
@@ -170,13 +181,16 @@ async function startSandbox(options = {}) {
 		config = structuredClone(initial);
 		log = [];
 		maxInFlight = 0;
+		drawChaos = config.chaos ? chaosDraw(config.chaos) : () => undefined;
+		faultsInjected = {};
 	}
 
 	/** Checked before anything changes: a bad change leaves the configuration as it was. */
 	function configure(change = {}) {
-		if (change === null || typeof change !== 'object') throw new Error('configure takes an object { httpStyle, faults, latencyMs, latencyJitterMs }');
+		if (change === null || typeof change !== 'object') throw new Error('configure takes an object { httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates, timezone, chaos }');
 		if (change.httpStyle !== undefined && !HTTP_STYLES.includes(change.httpStyle)) throw new Error(`httpStyle must be one of ${HTTP_STYLES.join(', ')}`);
 		if (change.internalDuplicates !== undefined && !INTERNAL_DUPLICATES.includes(change.internalDuplicates)) throw new Error(`internalDuplicates must be one of ${INTERNAL_DUPLICATES.join(', ')}`);
+		if (change.timezone !== undefined) checkTimezone(change.timezone);
 		if (change.faults !== undefined && !Array.isArray(change.faults)) throw new Error('faults must be an array of rules');
 		for (const fault of change.faults ?? []) {
 			if (!fault || (!(fault.fault in FAULTS) && fault.fault !== 'latency')) throw new Error(`unknown fault ${fault?.fault}; known: latency, ${Object.keys(FAULTS).join(', ')}`);
@@ -184,9 +198,11 @@ async function startSandbox(options = {}) {
 		for (const key of ['latencyMs', 'latencyJitterMs']) {
 			if (change[key] !== undefined && !(Number.isFinite(change[key]) && change[key] >= 0)) throw new Error(`${key} must be a number of milliseconds`);
 		}
-		const { httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates } = structuredClone(change);
-		const known = Object.fromEntries(Object.entries({ httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates }).filter(([, value]) => value !== undefined));
+		const nextDraw = change.chaos === undefined ? drawChaos : change.chaos === null ? () => undefined : chaosDraw(change.chaos);
+		const { httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates, timezone, chaos } = structuredClone(change);
+		const known = Object.fromEntries(Object.entries({ httpStyle, faults, latencyMs, latencyJitterMs, internalDuplicates, timezone, chaos }).filter(([, value]) => value !== undefined));
 		config = { ...config, ...known };
+		drawChaos = nextDraw;
 	}
 
 	/** An incident created now, open unless said otherwise; a known bank code gets its bank's name. */
@@ -216,6 +232,7 @@ async function startSandbox(options = {}) {
 			count: state.transfers.length,
 			usedAuthCodes: [...state.usedAuthCodes],
 			maxInFlight,
+			faultsInjected: { ...faultsInjected },
 		};
 	}
 
@@ -229,6 +246,8 @@ async function startSandbox(options = {}) {
 		verificationUrl: baseUrl,
 		port,
 		requests: () => log.map((entry) => structuredClone(entry)),
+		/** How many requests the log holds, without copying them (a long run polls it). */
+		requestCount: () => log.length,
 		clearRequests: () => {
 			log = [];
 		},
@@ -253,6 +272,11 @@ async function startSandbox(options = {}) {
 			await app.close();
 		},
 	};
+}
+
+/** A zone luxon knows (IANA name or fixed offset such as UTC+5:30), else a clear error. */
+function checkTimezone(timezone) {
+	if (typeof timezone !== 'string' || !DateTime.now().setZone(timezone).isValid) throw new Error(`timezone must be an IANA zone (e.g. Asia/Kolkata) or a fixed offset (e.g. UTC+5:30, UTC-8); got ${JSON.stringify(timezone)}`);
 }
 
 module.exports = { startSandbox, seed, triggers };

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Prints the README's trigger table (Markdown) from `triggers`, so the table cannot drift from
+ * Prints the trigger table of docs/sandbox.md (Markdown) from `triggers`, so the table cannot drift from
  * what the sandbox answers and what the tests send:
  *
  *   node sandbox/print-triggers.js            # the table
- *   node sandbox/print-triggers.js --check    # exit 1 when README.md does not carry it verbatim
+ *   node sandbox/print-triggers.js --check    # exit 1 when docs/sandbox.md does not carry it verbatim
  *
  * Incident windows are relative to the day the request is sent; they print as
  * `<today-N> hh:mm:ss` (N days before today, UTC).
@@ -17,6 +17,8 @@ const { seed } = require('./seed');
 const { triggers } = require('./triggers');
 
 const DAY = 86400000;
+/** The page that carries the table. */
+const PAGE = path.join(__dirname, '..', 'docs', 'sandbox.md');
 
 /** A date of the last 120 days as `<today-N>`, anything else unchanged. */
 function relative(value) {
@@ -58,9 +60,9 @@ function table() {
 if (require.main === module) {
 	const output = table();
 	if (process.argv.includes('--check')) {
-		const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-		if (!readme.includes(output)) {
-			console.error('README.md does not carry the current trigger table: run `node sandbox/print-triggers.js` and paste it into the Sandbox section.');
+		const page = fs.readFileSync(PAGE, 'utf8');
+		if (!page.includes(output)) {
+			console.error('docs/sandbox.md does not carry the current trigger table: run `node sandbox/print-triggers.js` and paste it under "Trigger table".');
 			process.exit(1);
 		}
 	} else {
@@ -68,4 +70,4 @@ if (require.main === module) {
 	}
 }
 
-module.exports = { table };
+module.exports = { PAGE, table };

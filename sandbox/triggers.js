@@ -2,7 +2,7 @@
 /**
  * How to reach every row of the interface document's error tables (section 7), and every
  * success, scheduled and pending outcome, with one request to a freshly reset sandbox. The
- * README's trigger table is printed from this list (print-triggers.js) and the tests send each
+ * trigger table of docs/sandbox.md is printed from this list (print-triggers.js) and the tests send each
  * request, so the table, the sandbox and the tests cannot drift apart.
  */
 const { seed } = require('./seed');

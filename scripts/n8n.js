@@ -38,7 +38,7 @@ function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 	if (!entry) {
 		throw new Error(
 			`n8n ${version} has no runtime spec here; known versions: ${VERSIONS.versions.map((candidate) => candidate.n8n).join(', ')}. ` +
-				'To add one: a folder e2e/n8n-runtime/<version> with package.json and lockfile, and a row in e2e/n8n-runtime/versions.json (README, "Tested n8n versions").',
+				'To add one: a folder e2e/n8n-runtime/<version> with package.json and lockfile, and a row in e2e/n8n-runtime/versions.json (docs/testing.md, "Tested n8n versions").',
 		);
 	}
 	const selected = version === (process.env.N8N_VERSION || VERSIONS.default);

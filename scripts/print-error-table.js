@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// Prints the README's error table from the one place the hints live (nodes/shared/errors.ts,
-// as built into dist/), so the README cannot drift from what the nodes say. `npm run build` first.
+// Prints the error table of docs/errors.md from the one place the hints live (nodes/shared/errors.ts,
+// as built into dist/), so the docs cannot drift from what the nodes say. `npm run build` first.
 const path = require('node:path');
 
 const SUBJECTS = {

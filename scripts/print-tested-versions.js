@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 'use strict';
-// Prints the README's "Tested n8n versions" table from the last matrix run
-// (e2e/n8n-runtime/tested-versions.json, written by `npm run test:matrix`), so the README says what
-// was measured, not what someone typed. `--write` puts it into README.md between its markers.
+// Prints the "Tested n8n versions" table of docs/testing.md from the last matrix run
+// (e2e/n8n-runtime/tested-versions.json, written by `npm run test:matrix`), so the docs say what
+// was measured, not what someone typed. `--write` puts it into docs/testing.md between its markers.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_FILE = path.join(ROOT, 'e2e', 'n8n-runtime', 'tested-versions.json');
-const README = path.join(ROOT, 'README.md');
+const PAGE = path.join(ROOT, 'docs', 'testing.md');
 const START = '<!-- tested-versions:start -->\n';
 const END = '\n<!-- tested-versions:end -->';
 
@@ -26,19 +26,19 @@ function table() {
 	return lines.join('\n');
 }
 
-function readmeTable(text = fs.readFileSync(README, 'utf8')) {
+function pageTable(text = fs.readFileSync(PAGE, 'utf8')) {
 	return text.split(START)[1]?.split(END)[0];
 }
 
-function writeReadme() {
-	const text = fs.readFileSync(README, 'utf8');
-	if (readmeTable(text) === undefined) throw new Error(`README.md lacks the markers ${START.trim()} … ${END.trim()}`);
+function writePage() {
+	const text = fs.readFileSync(PAGE, 'utf8');
+	if (pageTable(text) === undefined) throw new Error(`docs/testing.md lacks the markers ${START.trim()} … ${END.trim()}`);
 	const [before, rest] = text.split(START);
-	fs.writeFileSync(README, `${before}${START}${table()}${END}${rest.split(END).slice(1).join(END)}`);
+	fs.writeFileSync(PAGE, `${before}${START}${table()}${END}${rest.split(END).slice(1).join(END)}`);
 }
 
 if (require.main === module) {
-	if (process.argv.includes('--write')) writeReadme();
+	if (process.argv.includes('--write')) writePage();
 	else console.log(table());
 }
-module.exports = { RESULTS_FILE, table, readmeTable, writeReadme };
+module.exports = { PAGE, RESULTS_FILE, table, pageTable, writePage };

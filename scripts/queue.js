@@ -241,9 +241,9 @@ async function importExamplesOnce(userFolder, env) {
  * Starts the whole queue-mode set-up in `baseDir`: Postgres, Redis, the package installed into
  * the main's user folder and copied into each worker's, the credential, `workflows` (default: the
  * examples, once), `publish` (workflow ids made active, before the main starts), the main with its
- * owner account, then the workers. Returns handles and `stop()`, which stops all of it.
+ * owner account, then the workers (`workerConcurrency` executions at once each). Returns handles and `stop()`, which stops all of it.
  */
-async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workflows, publish = [], reuse = false, fast = false, onStep = () => {} }) {
+async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workerConcurrency = 5, workflows, publish = [], reuse = false, fast = false, onStep = () => {} }) {
 	const started = [];
 	const stack = { baseDir, workers: [], stop: async () => {
 		for (const part of started.reverse()) await part.stop().catch(() => {});
@@ -313,7 +313,7 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		stack.startWorker = async (index) => {
 			const name = workerNames[index];
 			const env = queueEnv(n8n.n8nEnv(folder(name), { port: await n8n.freePort(0), brokerPort: await n8n.freePort(0) }), base);
-			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0) });
+			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0), concurrency: workerConcurrency });
 			worker.name = name;
 			stack.workers[index] = worker;
 			return worker;

@@ -9,7 +9,9 @@
  *
  * Which n8n: `npm start -- --n8n <version>` or N8N_VERSION=<version> (one of
  * e2e/n8n-runtime/versions.json; default: the newest there).
- * Environment: N8N_VERSION, N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), PAYOUTS_N8N_USER_FOLDER
+ * Which zone the sandbox reads incident windows in (the service's is not documented):
+ * `npm start -- --sandbox-timezone Asia/Kolkata` or SANDBOX_TIMEZONE=Asia/Kolkata (default UTC).
+ * Environment: N8N_VERSION, N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), SANDBOX_TIMEZONE (UTC), PAYOUTS_N8N_USER_FOLDER
  * (.cache/n8n-user-<version> in this checkout), PAYOUTS_CACHE_DIR (~/.cache/n8n-nodes-payouts),
  * N8N_RUNTIME_DIR (<cache>/n8n-<version>).
  */
@@ -19,6 +21,9 @@ const path = require('node:path');
 // `--n8n <version>` / `--n8n=<version>` picks the n8n version, before scripts/n8n.js reads it.
 const flag = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
 if (flag >= 0) process.env.N8N_VERSION = process.argv[flag].includes('=') ? process.argv[flag].split('=')[1] : process.argv[flag + 1];
+// `--sandbox-timezone <zone>` / `--sandbox-timezone=<zone>`, else SANDBOX_TIMEZONE, else UTC.
+const zoneFlag = process.argv.findIndex((arg) => arg === '--sandbox-timezone' || arg.startsWith('--sandbox-timezone='));
+const SANDBOX_TIMEZONE = (zoneFlag >= 0 ? (process.argv[zoneFlag].includes('=') ? process.argv[zoneFlag].split('=')[1] : process.argv[zoneFlag + 1]) : process.env.SANDBOX_TIMEZONE) || 'UTC';
 
 let n8n;
 try {
@@ -69,7 +74,7 @@ async function main() {
 	n8n.log(reused ? 'The package is unchanged since the last start: the installed copy is reused.' : 'Package built and installed.');
 
 	const sandboxPort = await n8n.freePort(Number(process.env.PAYOUTS_SANDBOX_PORT ?? 5680));
-	sandbox = await startSandbox({ port: sandboxPort, host: '127.0.0.1', httpStyle: 'mirror' });
+	sandbox = await startSandbox({ port: sandboxPort, host: '127.0.0.1', httpStyle: 'mirror', timezone: SANDBOX_TIMEZONE });
 	const port = await n8n.freePort(Number(process.env.N8N_PORT ?? 5678));
 	const brokerPort = await n8n.freePort(port === 5678 ? 5679 : 0);
 	const env = n8n.n8nEnv(USER_FOLDER, { port, brokerPort });
@@ -106,7 +111,8 @@ n8n ${runtime.version} (Node ${runtime.nodeVersion}) is running with n8n-nodes-p
 
   Editor:    ${server.url}
   Login:     ${n8n.OWNER.email} / ${n8n.OWNER.password}
-  Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests)
+  Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests;
+             incident windows read in ${SANDBOX_TIMEZONE}: --sandbox-timezone or SANDBOX_TIMEZONE)
   Examples:  Overview → the workflows named "Payouts: …" (from examples/)
   n8n log:   ${logFile}
   Versions:  ${n8n.VERSIONS.versions.map((entry) => entry.n8n).join(', ')}  (npm start -- --n8n <version>)

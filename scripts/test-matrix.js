@@ -6,7 +6,7 @@
  * e2e/n8n-runtime/versions.json (or on the versions named), one after another, each on its own
  * Node; a version missing from the cache is installed first. Writes the results to
  * e2e/n8n-runtime/tested-versions.json (a row per version; rows of versions not run are kept),
- * rewrites the README's "Tested n8n versions" table from it (scripts/print-tested-versions.js) and
+ * rewrites the "Tested n8n versions" table of docs/testing.md from it (scripts/print-tested-versions.js) and
  * exits 1 when a version failed.
  */
 const { spawn } = require('node:child_process');
@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const n8n = require('./n8n');
-const { RESULTS_FILE, writeReadme } = require('./print-tested-versions');
+const { RESULTS_FILE, writePage } = require('./print-tested-versions');
 
 const minutes = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`);
 
@@ -76,8 +76,8 @@ async function main() {
 	// The table's order; versions no longer in the table are dropped.
 	const ordered = n8n.VERSIONS.versions.map((entry) => runs.get(entry.n8n)).filter(Boolean);
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify({ suite: n8n.VERSIONS.matrixTests.join(' '), runs: ordered }, null, 2)}\n`);
-	writeReadme();
-	n8n.log(`Results in ${path.relative(n8n.ROOT, RESULTS_FILE)}; README "Tested n8n versions" updated.`);
+	writePage();
+	n8n.log(`Results in ${path.relative(n8n.ROOT, RESULTS_FILE)}; docs/testing.md "Tested n8n versions" updated.`);
 	process.exit(failures ? 1 : 0);
 }
 

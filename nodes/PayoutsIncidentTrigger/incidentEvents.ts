@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { listIncidents, MAX_AGE, MAX_WINDOW, windowsFrom } from '../shared/incidents';
+import { listIncidents, MAX_AGE, MAX_WINDOW, SERVICE_CLOCK_SPREAD, windowsFrom } from '../shared/incidents';
 import type { Window } from '../shared/incidents';
 import { checkedBaseUrl, CREDENTIAL_TYPE } from '../shared/transport';
 import type { PayoutsCredentials, SendTarget } from '../shared/transport';
@@ -106,7 +106,9 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 	const firstPoll = state.lastPollAt === undefined;
 
 	// From the last poll (or a week back on the first), and back to the oldest incident still
-	// open, so that its resolution is seen too.
+	// open, so that its resolution is seen too. The listing reaches 26 hours past both ends
+	// (windowsFrom), since the service may read our clock's times in another zone: what it
+	// returns again is remembered in `seen` and `resolved` and not reported twice.
 	const openSince = Object.entries(seen)
 		.filter(([id]) => !(id in resolved))
 		.map(([, createdAt]) => DateTime.fromISO(createdAt))
@@ -116,13 +118,15 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 	const { windows, skipped } = windowsFrom(start, now, now);
 	if (skipped) {
 		this.logger.warn(
-			`Payouts Incident Trigger: incidents from ${skipped.start.toISO()} to ${skipped.end.toISO()} were not listed: the service lists only the last 90 days.`,
+			`Payouts Incident Trigger: incidents created from ${skipped.start.toISO()} to ${skipped.end.toISO()} may not be listed: the service lists only the last 90 days, in a timezone it does not name.`,
 		);
 	}
 	const incidents = await listAll(this, windows, filters);
 
-	// On the first poll, what exists already is history: recorded, not reported (unless asked).
+	// On the first poll, what exists already is history: recorded, not reported (unless asked,
+	// and then only what was created in the last 7 days, though the listing reaches further).
 	const report = !firstPoll || options.emitExisting === true;
+	const reportable = (incident: IDataObject) => !firstPoll || DateTime.fromISO(String(incident.createdAt)) >= lastPoll;
 	const newOnes: IDataObject[] = [];
 	const resolvedOnes: IDataObject[] = [];
 	for (const incident of incidents) {
@@ -130,16 +134,17 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 		const createdAt = String(incident.createdAt ?? now.toISO());
 		if (!(id in seen)) {
 			seen[id] = createdAt;
-			newOnes.push(incident);
+			if (reportable(incident)) newOnes.push(incident);
 		}
 		if (incident.isResolved === true && !(id in resolved)) {
 			resolved[id] = createdAt;
-			resolvedOnes.push(incident);
+			if (reportable(incident)) resolvedOnes.push(incident);
 		}
 	}
 
-	// Forget what the service can no longer list.
-	const forgetBefore = now.minus(MAX_AGE).minus({ days: 1 });
+	// Forget what the service can no longer list: created before its 90 days, by 26 hours, so that
+	// no window (whose oldest start a service may read up to 26 hours earlier) returns it again.
+	const forgetBefore = now.minus(MAX_AGE).minus(SERVICE_CLOCK_SPREAD);
 	for (const memory of [seen, resolved]) {
 		for (const [id, createdAt] of Object.entries(memory)) if (DateTime.fromISO(createdAt) < forgetBefore) delete memory[id];
 	}

@@ -1,13 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { incidentGuardOption, readGuardSettings } from './incidentGuard';
-import type { GuardSettings } from './incidentGuard';
+import { incidentGuardOption, readGuardSettings } from './incidentGuardOption';
+import type { GuardSettings } from './incidentGuardOption';
 import type { PayoutOperation } from './types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
 export interface RunOptions {
 	allowAgentUse: boolean;
 	concurrency: number;
+	/** Transfers: what the dashboard says of Transfer IDs the node reported UNKNOWN. */
+	dashboardOutcomes: DashboardOutcomes;
 	dryRun: boolean;
 	requestsPerSecond: number;
 	retries: number;
@@ -23,13 +25,38 @@ export function kindOf(operation: PayoutOperation): Kind {
 	return operation.host === 'verification' ? 'token' : 'read';
 }
 
+/**
+ * What the payouts dashboard says of a transfer whose outcome the node could not know: paid, or
+ * not paid at the user's n-th look (a "not paid" is acted on once: after another unknown
+ * outcome the node asks for the next look).
+ */
+export type DashboardOutcome = { paid: true } | { paid: false; look: number };
+export type DashboardOutcomes = Map<string, DashboardOutcome>;
+
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, RunOptions> = {
+export const DEFAULTS: Record<Kind, Omit<RunOptions, 'dashboardOutcomes'>> = {
 	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
 	token: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 };
+
+/**
+ * Options > Dashboard Outcomes: one line per Transfer ID, "<Transfer ID> paid", "<Transfer ID> not
+ * paid", or "<Transfer ID> not paid <n>" for the n-th look (blank lines ignored). Returns the
+ * outcomes, or the first line it cannot read.
+ */
+export function parseDashboardOutcomes(text: unknown): { outcomes: DashboardOutcomes } | { unreadable: string } {
+	const outcomes: DashboardOutcomes = new Map();
+	for (const line of String(text ?? '').split(/\r?\n/)) {
+		const trimmed = line.trim().replace(/\s+/g, ' ');
+		if (trimmed === '') continue;
+		const [, transferId, not, look] = /^(\S+)[ ,:;=]+(not )?paid(?: (\d+))?$/i.exec(trimmed) ?? [];
+		if (!transferId || (look !== undefined && (!not || Number(look) < 1))) return { unreadable: trimmed };
+		outcomes.set(transferId, not ? { paid: false, look: Number(look ?? 1) } : { paid: true });
+	}
+	return { outcomes };
+}
 
 const MAX_CONCURRENCY = 20;
 const MAX_RETRIES = 5;
@@ -51,6 +78,17 @@ const allowAgentUse: INodeProperties = {
 	default: false,
 	description:
 		'Whether this node may run when an AI agent calls it as a tool. Off by default: an agent could invent amounts, beneficiaries or Transfer IDs, or see secrets.',
+};
+
+const dashboardOutcomes: INodeProperties = {
+	displayName: 'Dashboard Outcomes',
+	name: 'dashboardOutcomes',
+	type: 'string',
+	typeOptions: { rows: 4 },
+	default: '',
+	placeholder: 'e.g. payroll_0017 paid',
+	description:
+		"What the payouts dashboard says of transfers this node reported UNKNOWN: one line each, the Transfer ID then 'paid' or 'not paid'. On the next run a paid one reads ALREADY_SUBMITTED and a not-paid one is sent once, with its Transfer ID; if that send is unknown again, look again and write 'not paid 2' (then 3, ...). Lines for other transfers change nothing.",
 };
 
 const dryRun: INodeProperties = {
@@ -89,6 +127,17 @@ const readRetries: INodeProperties = {
 	description: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
 };
 
+// Internal transfers without a Transfer ID: what "the same top-up" means (record/rounds.ts).
+const topUpKey: INodeProperties = {
+	displayName: 'Top-Up Key',
+	name: 'topUpKey',
+	type: 'string',
+	default: '',
+	placeholder: "e.g. {{ $today.toFormat('yyyy-MM') }}",
+	description:
+		"For rows without a Transfer ID: what makes them the same top-up, with the amount and account. The same key is paid once; a new key is a new top-up. Empty: the node's top-up round (while a run is unfinished its rows repeat; after it finished, the next run's rows are new).",
+};
+
 const timeout: INodeProperties = {
 	displayName: 'Timeout',
 	name: 'timeout',
@@ -105,6 +154,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 		transfer: [
 			allowAgentUse,
 			concurrencyOf(1, 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'),
+			dashboardOutcomes,
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
@@ -112,6 +162,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			// Only where the service refuses a repeated Transfer ID is a re-send safe.
 			...(operation.refusesDuplicateTransferId ? [transferRetries] : []),
 			timeout,
+			...(operation.transferIdWhenEmpty ? [topUpKey] : []),
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
 		token: [allowAgentUse, timeout],
@@ -126,12 +177,17 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	};
 }
 
-export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunOptions, 'incidentGuard'>> & { incidentGuard?: unknown }): RunOptions {
+export function readOptions(
+	operation: PayoutOperation,
+	given: Partial<Omit<RunOptions, 'incidentGuard' | 'dashboardOutcomes'>> & { incidentGuard?: unknown; dashboardOutcomes?: unknown },
+	outcomes: DashboardOutcomes = new Map(),
+): RunOptions {
 	const defaults = DEFAULTS[kindOf(operation)];
 	const whole = (value: unknown, fallback: number, min: number, max: number) =>
 		typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
 	return {
 		allowAgentUse: defaults.allowAgentUse || given.allowAgentUse === true,
+		dashboardOutcomes: outcomes,
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,

@@ -1,7 +1,8 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INode, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ApiRequest, Envelope } from './types';
+import type { RunOptions } from './options';
+import type { ApiRequest, Envelope, PayoutOperation } from './types';
 
 /**
  * The only place that talks HTTP. It sends with n8n's own helpers (the credential's
@@ -49,6 +50,35 @@ export function checkedBaseUrl(node: INode, url: string | undefined, field: stri
 }
 
 
+/** Where an operation's requests go and how they authenticate, from the credential. */
+export function targetFor(context: IExecuteFunctions, operation: PayoutOperation, credentials: PayoutsCredentials, options: Pick<RunOptions, 'timeout'>): SendTarget {
+	if (operation.host === 'payout') {
+		if (!credentials.accessToken) {
+			throw new NodeOperationError(context.getNode(), "The credential has no 'Access Token'", {
+				description: "Fill in 'Access Token' in the Payouts API credential: every payout call carries it as a bearer token.",
+			});
+		}
+		return { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: options.timeout, authenticated: true, credentials };
+	}
+	const missing = (['clientId', 'clientSecret', 'apiVersion'] as const).filter((field) => !credentials[field]);
+	if (missing.length > 0) {
+		throw new NodeOperationError(context.getNode(), `The credential lacks ${missing.join(', ')}`, {
+			description: "The token endpoint needs 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential.",
+		});
+	}
+	if (!/^\d{4}-\d{2}-\d{2}$/.test(String(credentials.apiVersion))) {
+		throw new NodeOperationError(context.getNode(), "The credential's 'API Version' must be a date such as 2024-01-01", {
+			description: "Set 'API Version' in the Payouts API credential in the format YYYY-MM-DD.",
+		});
+	}
+	return {
+		baseUrl: checkedBaseUrl(context.getNode(), credentials.verificationUrl, 'Verification URL'),
+		timeoutMs: options.timeout,
+		authenticated: false,
+		// The token endpoint authenticates with the OAuth client, not the bearer token.
+		headers: { 'x-client-id': credentials.clientId, 'x-client-secret': credentials.clientSecret, 'x-api-version': credentials.apiVersion },
+	};
+}
 
 const OUTCOME_STATUSES = ['SUCCESS', 'PENDING', 'ERROR'];
 

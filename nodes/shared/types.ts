@@ -33,8 +33,10 @@ export interface Envelope {
 export interface TransferOrigin {
 	workflowId: string;
 	nodeId: string;
-	/** How many earlier items of this run carry the same values (two identical top-ups are two). */
+	/** How many earlier items of this run carry the same values and scope (two identical top-ups are two). */
 	occurrence: number;
+	/** What makes the same row the same top-up: the row's Top-Up Key, or the node's top-up round. */
+	scope: string;
 }
 
 /** Values validated by an operation's schema; the routine adds nothing but what the schema returns. */
@@ -47,7 +49,7 @@ export type Params = Record<string, unknown>;
 export interface PayoutOperation<P extends Params = Params> {
 	/** Value of the node's `operation` parameter (the public name saved in workflows). */
 	value: string;
-	/** Name of the operation in the service (error table, README). */
+	/** Name of the operation in the service (error table, docs/errors.md). */
 	api: OperationName;
 	name: string;
 	description: string;

@@ -4,7 +4,7 @@
  * way, logged in through the sign-in form. Every example opens; our nodes render on the canvas with
  * their own SVG icons, and their parameter panels show their parameters and the sandbox
  * credential. Screenshots go to test-results/screenshots/, and with UPDATE_SCREENSHOTS=1
- * (`npm run screenshots`) also to docs/screenshots/ for the README.
+ * (`npm run screenshots`) also to docs/screenshots/ for the docs pages.
  *
  * Needs Debian's chromium (/usr/bin/chromium): installed here with apt-get when missing; when it
  * cannot be installed the test is skipped with a loud message, except under CI, where it fails.
@@ -245,7 +245,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		try {
 			await locator.waitFor({ timeout });
 		} catch (error) {
-			// For the one reading the failure, never for the README.
+			// For the one reading the failure, never for the docs.
 			await page.screenshot({ path: path.join(RESULTS, `debug-${name}.png`) });
 			const ndvText = await page.locator('[data-test-id="ndv"]').innerText().catch(() => '(no panel)');
 			throw new Error(`${(error as Error).message}\npanel: ${ndvText.slice(0, 1500)}\nsandbox requests: ${JSON.stringify(sandbox.requests()).slice(0, 800)}`);

@@ -185,15 +185,18 @@ test('Retry On Fail with an answer lost after the money moved: every row paid on
 	expect(sent).toEqual(['eo_rof_1', 'eo_rof_2', 'eo_rof_2', 'eo_rof_3']);
 });
 
-test('Loop Over Items with internal transfers without a Transfer ID: each batch pays its own rows', async () => {
+test('Loop Over Items with internal transfers without a Transfer ID: each batch pays its own rows; the next execution cannot tell and says so', async () => {
 	const { code, pay } = await execute(workflows.loop.id);
 	expect(code).toBe(0);
 	expect(pay.map((item) => item.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
 	expect(new Set(pay.map((item) => item.transferId)).size).toBe(5);
 	expectEachPaidOnce([31, 32, 33, 34, 35]);
-	// The whole workflow again: nothing more is paid, every row says so.
+	// The whole workflow again: the loop shared one top-up round and finished it, and the node
+	// cannot tell whether that execution finished: it refuses, says what to set, pays nothing.
 	const again = await execute(workflows.loop.id);
-	expect(again.pay.map((item) => item.status)).toEqual(Array(5).fill('ALREADY_SUBMITTED'));
+	expect(again.code).toBe(1);
+	expect(String(again.error?.message)).toMatch(/cannot tell whether this top-up repeats an earlier one.*loop/);
+	expect(String(again.error?.description)).toMatch(/'Top-Up Key'/);
 	expectEachPaidOnce([31, 32, 33, 34, 35]);
 });
 
@@ -227,7 +230,7 @@ describe('n8n killed with SIGKILL in the middle of a batch, then the batch run a
 		expect(pay.filter((item) => item.status === 'SUCCESS').length + pay.filter((item) => item.status === 'ALREADY_SUBMITTED').length).toBe(6);
 	});
 
-	test('internal transfers (the service may book a repeat): answered rows are not re-sent; the one in flight is UNKNOWN, never re-sent', async () => {
+	test('internal transfers (the service may book a repeat): nothing paid twice or shown paid by guess; the unknown rows, settled from the dashboard, complete the batch', async () => {
 		sandbox.configure({ latencyMs: 400 });
 		await executeAndKill(workflows.killInternal.id, 2);
 		await new Promise((resolve) => setTimeout(resolve, 600));
@@ -243,10 +246,18 @@ describe('n8n killed with SIGKILL in the middle of a batch, then the batch run a
 			expect(['SUCCESS', 'ALREADY_SUBMITTED']).toContain(item.status);
 			expect(booked.has(String(item.transferId))).toBe(true);
 		}
-		// At most the one request in flight at the kill is unknown (the service may or may not have booked it).
-		expect(pay.filter((item) => item.status === 'UNKNOWN').length).toBeLessThanOrEqual(1);
-		expect(transfers.length).toBeGreaterThanOrEqual(5);
-		for (const item of pay.filter((entry) => entry.status === 'UNKNOWN')) expect(String(item.hint)).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the dashboard/);
+		const unknown = pay.filter((item) => item.status === 'UNKNOWN');
+		for (const item of unknown) expect(String(item.hint)).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the payouts dashboard/);
+		// What the dashboard says (the sandbox's ledger), told to the node: the batch completes.
+		const outcomes = unknown.map((item) => `${item.transferId} ${booked.has(String(item.transferId)) ? 'paid' : 'not paid'}`).join('\n');
+		const saved = (await rest('GET', `/workflows/${workflows.killInternal.id}`)) as { nodes: Array<{ name: string; parameters: Json }>; connections: Json; versionId: string };
+		const payNode = saved.nodes.find((node) => node.name === 'Pay') as unknown as { parameters: { options: Json } };
+		payNode.parameters.options = { ...payNode.parameters.options, dashboardOutcomes: outcomes };
+		await rest('PATCH', `/workflows/${workflows.killInternal.id}`, { nodes: saved.nodes, connections: saved.connections, versionId: saved.versionId });
+		const settled = await execute(workflows.killInternal.id);
+		expect(settled.code).toBe(0);
+		expect(settled.pay.map((item) => item.status).filter((status) => !['SUCCESS', 'ALREADY_SUBMITTED'].includes(String(status)))).toEqual([]);
+		expectEachPaidOnce([41, 42, 43, 44, 45, 46]);
 	});
 });
 

@@ -75,6 +75,33 @@ const triggerWorkflow: Workflow = {
 	active: false,
 };
 
+/**
+ * One batch per request: the rows come in the webhook's body, so two requests at once are two
+ * executions of the same workflow with overlapping rows (internal transfers, the service may
+ * book a repeat), run by the workers.
+ */
+const overlapWorkflow: Workflow = {
+	id: 'payoutsQueueOverlap',
+	name: 'Queue: overlapping batches',
+	nodes: [
+		{ id: 'qo-1', name: 'Batch', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'payouts-queue-overlap', parameters: { httpMethod: 'POST', path: 'payouts-queue-overlap', responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+		{ id: 'qo-2', name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+		{
+			id: 'qo-3',
+			name: 'Pay',
+			type: 'n8n-nodes-payouts.payoutsTransfer',
+			typeVersion: 1,
+			position: [400, 0],
+			onError: 'continueRegularOutput',
+			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
+			parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', additionalFields: { transferId: '={{ $json.transferId ?? "" }}' }, options: { concurrency: 5 } },
+		},
+	],
+	connections: { Batch: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
+	settings: { executionOrder: 'v1' },
+	active: false,
+};
+
 let sandbox: Sandbox;
 let baseDir: string;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -154,8 +181,10 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			sandbox,
 			seed,
 			fast: true,
-			workflows: [example('csv-batch-payouts'), example('oauth-callback'), batchWorkflow(), triggerWorkflow],
-			publish: ['payoutsOAuthCallback', 'payoutsQueueTrigger'],
+			workflows: [example('csv-batch-payouts'), example('oauth-callback'), batchWorkflow(), triggerWorkflow, overlapWorkflow],
+			publish: ['payoutsOAuthCallback', 'payoutsQueueTrigger', 'payoutsQueueOverlap'],
+			// One execution per worker at a time: two executions at once run on the two workers.
+			workerConcurrency: 1,
 			onStep: (step: string) => steps.push(`${step} at +${((Date.now() - setupStarted) / 1000).toFixed(1)} s`),
 		});
 		process.stderr.write(`[queue test] set-up ${((Date.now() - setupStarted) / 1000).toFixed(1)} s: ${steps.join('; ')}\n`);
@@ -257,5 +286,44 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		const reported = Object.fromEntries(output('Paid').map((item) => [item.transferId, item.status]));
 		process.stderr.write(`[queue test] killed ${victim} with ${killedAt} of ${BATCH_ROWS.length} rows in the ledger, ${paidBeforeRerun.length} after the request in flight landed; the re-run on ${workerOf(rerun)} reported ${JSON.stringify(reported)}\n`);
 		expect(reported).toEqual(Object.fromEntries(BATCH_ROWS.map((row) => [row.transferId, paidBeforeRerun.includes(row.transferId) ? 'ALREADY_SUBMITTED' : 'SUCCESS'])));
+	});
+
+	test.each([
+		['with Transfer IDs from the rows', true],
+		['without a Transfer ID (the node makes them, per top-up round)', false],
+	])('two workers run overlapping batches of internal transfers at once (%s): no row paid twice', async (_, withIds) => {
+		// Both workers up (the test before killed one).
+		for (const [index, worker] of stack.workers.entries()) if (worker.child.exitCode !== null || worker.child.signalCode !== null) await stack.startWorker(index);
+		sandbox.reset();
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 150 });
+		const row = (amount: number) => ({ amount, account: seed.rechargeAccounts.configured, ...(withIds ? { transferId: `overlap-${amount}` } : {}) });
+		const batches = [Array.from({ length: 60 }, (_, index) => row(index + 1)), Array.from({ length: 60 }, (_, index) => row(index + 31))];
+		const before = await executionsOf('payoutsQueueOverlap');
+		const answers = await Promise.all(
+			batches.map(async (rows) => {
+				const response = await fetch(`${stack.main.url}/webhook/payouts-queue-overlap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows }) });
+				expect(response.status).toBe(200);
+				return (await response.json()) as Json[];
+			}),
+		);
+		const runs = (await executionsOf('payoutsQueueOverlap')).filter((id) => !before.includes(id));
+		expect(runs).toHaveLength(2);
+		const ran = runs.map((id) => workerOf(id)).flat();
+		process.stderr.write(`[queue test] overlapping batches ${withIds ? 'with' : 'without'} Transfer IDs ran on ${ran.join(' and ')}\n`);
+		expect(new Set(ran).size).toBe(2);
+
+		// The ledger: amounts 1 to 90, each paid once, every Transfer ID once.
+		const transfers = sandbox.state().transfers;
+		expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(Array.from({ length: 90 }, (_, index) => index + 1));
+		expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(90);
+		// Each execution reports every row it had, paid by it or before it, never by guess.
+		for (const items of answers) {
+			expect(items).toHaveLength(60);
+			for (const item of items) {
+				expect(['SUCCESS', 'ALREADY_SUBMITTED']).toContain(item.status);
+				expect(transfers.some((transfer) => transfer.transferId === item.transferId)).toBe(true);
+			}
+		}
+		expect(answers.flat().filter((item) => item.status === 'SUCCESS')).toHaveLength(90);
 	});
 });

@@ -58,7 +58,7 @@ describe("n8n's Retry On Fail", () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const { error } = await runNode(internal({ retryOnFail: true, maxTries: 3 }), [topUp(10)], service.credentials());
 		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: this node sent it before and no clear answer came \[item 0\]$/);
-		expect(error?.description).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the dashboard/);
+		expect(error?.description).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the payouts dashboard/);
 		expect(sentIds()).toHaveLength(1);
 		expectPaidOnce([{ amount: 10 }]);
 	});
@@ -76,18 +76,22 @@ test('Retries of Unknown Outcomes never re-sends an internal transfer (the optio
 describe("n8n's execution retry: a new execution of the same workflow and node", () => {
 	test('internal transfers without a Transfer ID that stopped at item 2: items 0 and 1 are not paid again', async () => {
 		const rows = [topUp(11), topUp(12), topUp(13)];
-		// Item 2 is refused (no money moves); the user fixes it and retries the execution.
+		// Item 2 is refused (no money moves): the execution fails; the user fixes it and retries.
 		const first = await runNode(internal(), [rows[0], rows[1], { amount: 13, account: seed.rechargeAccounts.unknown }], service.credentials(), { executionId: 'exec-1' });
 		const calls = sentIds().length;
 		expect(first.error?.message).toMatch(/Recharge Account not found \[item 2\]/);
 		expect(first.error?.description).toMatch(/Items sent in this run: 0 \(SUCCESS\), 1 \(SUCCESS\), 2 \(ERROR\)/);
-		for (const executionId of ['exec-2', 'exec-3']) {
-			const retry = await runNode(internal(), rows, service.credentials(), { executionId });
-			expect(retry.error).toBeUndefined();
-			expect(statuses(retry.items)).toEqual(executionId === 'exec-2' ? ['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'SUCCESS'] : ['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
-		}
+		const retry = await runNode(internal(), rows, service.credentials(), { executionId: 'exec-2' });
+		expect(retry.error).toBeUndefined();
+		expect(statuses(retry.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'SUCCESS']);
+		expect(retry.items.slice(0, 2).map((item) => item.json.transferId)).toEqual(sentIds().slice(0, 2));
 		expect(sentIds().length - calls).toBe(1);
 		expectPaidOnce([{ amount: 11 }, { amount: 12 }, { amount: 13 }]);
+		// The retry finished the round: the same rows once more are new top-ups, as next week's run.
+		const next = await runNode(internal(), rows, service.credentials(), { executionId: 'exec-3' });
+		expect(statuses(next.items)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+		expect(next.items.map((item) => item.json.transferId).filter((id) => retry.items.some((earlier) => earlier.json.transferId === id))).toEqual([]);
+		expectPaidOnce([{ amount: 11 }, { amount: 12 }, { amount: 13 }, { amount: 11 }, { amount: 12 }, { amount: 13 }]);
 	});
 
 	test('a card transfer whose answer was lost is re-sent once and reported ALREADY_SUBMITTED', async () => {
@@ -121,11 +125,9 @@ describe('resumable batches: a re-run pays only what was not paid', () => {
 		const foreign = await runNode(standard(), [row(seed.existingTransferId)], service.credentials());
 		expect(foreign.error?.message).toBe('Transfer Id already exists [item 0]');
 		expect(foreign.error?.description).toMatch(/already exists, so this request moved no money/);
-		// This node's own Transfer ID with other values: a conflict, and nothing is sent.
-		service.sandbox.clearRequests();
+		// This node's own Transfer ID with other values: another transfer, refused by the service.
 		const changed = await runNode(standard(), [row('mine_1', 250)], service.credentials());
-		expect(changed.error?.message).toBe('This node sent Transfer ID mine_1 before with other values [item 0]');
-		expect(service.sandbox.requests()).toEqual([]);
+		expect(changed.error?.message).toBe('Transfer Id already exists [item 0]');
 		expectPaidOnce([{ amount: 100 }]);
 	});
 
@@ -153,15 +155,15 @@ describe('Transfer IDs within one batch', () => {
 		expect(sentIds()).toEqual(['dup_ok']);
 	});
 
-	test('two identical top-ups without a Transfer ID in one run are two transfers, each paid once', async () => {
+	test('two identical top-ups without a Transfer ID in one run are two transfers; the next run pays them again as new top-ups', async () => {
 		const first = await runNode(internal(), [topUp(20), topUp(20)], service.credentials());
 		expect(statuses(first.items)).toEqual(['SUCCESS', 'SUCCESS']);
 		const ids = first.items.map((item) => item.json.transferId);
 		expect(new Set(ids).size).toBe(2);
-		const again = await runNode(internal(), [topUp(20), topUp(20)], service.credentials());
-		expect(statuses(again.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
-		expect(again.items.map((item) => item.json.transferId)).toEqual(ids);
-		expectPaidOnce([{ amount: 20 }, { amount: 20 }]);
+		const next = await runNode(internal(), [topUp(20), topUp(20)], service.credentials());
+		expect(statuses(next.items)).toEqual(['SUCCESS', 'SUCCESS']);
+		expect(new Set([...ids, ...next.items.map((item) => item.json.transferId)]).size).toBe(4);
+		expectPaidOnce([{ amount: 20 }, { amount: 20 }, { amount: 20 }, { amount: 20 }]);
 	});
 });
 

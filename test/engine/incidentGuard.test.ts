@@ -155,8 +155,17 @@ describe('Hold (the default action)', () => {
 		}
 	});
 
-	test('a shorter look-back lists fewer windows: 6 days (and the day ahead) is one request', async () => {
-		await runNode(guarded({ lookBackDays: 6 }), [row('g_week_1', hdfcBank, 'imps')], service.credentials());
+	test("the farthest apart zones: a service 26 hours ahead of the workflow (UTC+14 against UTC-12) accepts every window and lists an incident opened now", async () => {
+		service.sandbox.configure({ timezone: 'Pacific/Kiritimati' });
+		service.sandbox.openIncident({ entityCode: 'ICIC', mode: 'UPI', impact: 'HIGH' });
+		const { items, error } = await runNode(guarded({}), [row('g_tz_far_1', hdfcBank, 'imps'), row('g_tz_far_2', iciciBank, 'upi')], service.credentials(), { settings: { timezone: 'Etc/GMT+12' } });
+		expect(error).toBeUndefined();
+		expect(statuses(items)).toEqual(['HELD', 'HELD']);
+		expect(listings()).toHaveLength(13);
+	});
+
+	test('a shorter look-back lists fewer windows: 4 days (and 26 hours at each end) is one request', async () => {
+		await runNode(guarded({ lookBackDays: 4 }), [row('g_week_1', hdfcBank, 'imps')], service.credentials());
 		expect(listings()).toHaveLength(1);
 	});
 
@@ -232,7 +241,7 @@ describe('when the guard cannot check', () => {
 
 	test('a listing that fails once is retried and the guard still holds', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'html-500', match: { path: '/payout/v1/incidents' }, times: 1 }] });
-		const { items } = await runNode(guarded({ lookBackDays: 6 }), [row('g_retry_1', hdfcBank, 'imps')], service.credentials());
+		const { items } = await runNode(guarded({ lookBackDays: 4 }), [row('g_retry_1', hdfcBank, 'imps')], service.credentials());
 		expect(statuses(items)).toEqual(['HELD']);
 		expect(listings()).toHaveLength(2);
 	});

@@ -88,16 +88,17 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 		expect(items).toEqual([{ json: { status: 'SUCCESS', subCode: '200', message: expect.stringMatching(/internal fund transfer/i), transferId: 'internal-ok_1' }, pairedItem: { item: 0 } }]);
 	});
 
-	test('an internal transfer without a transferId gets one made of the row, the same in every execution', async () => {
+	test('an internal transfer without a transferId gets one made of the row and its round, the same when the execution runs the node again', async () => {
 		const node = { type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, additionalFields: {} } };
 		const { items } = await runNode(node, [{ amount: 10 }, { amount: 10 }, { amount: 11 }], service.credentials(), { executionId: '4711' });
 		const sent = service.sandbox.requests().map((request) => (request.body as { transferId: string }).transferId);
 		expect(sent).toEqual([expect.stringMatching(/^n8n-[0-9a-f]{36}$/), expect.stringMatching(/^n8n-[0-9a-f]{36}$/), expect.stringMatching(/^n8n-[0-9a-f]{36}$/)]);
 		expect(new Set(sent).size).toBe(3);
 		expect(items.map((item) => item.json.transferId)).toEqual(sent);
-		// Another execution of the same rows (a retry) sends nothing and names the same IDs.
+		// The same execution runs the node again on the same rows (a loop): the same round, the
+		// same IDs, nothing sent.
 		service.sandbox.clearRequests();
-		const again = await runNode(node, [{ amount: 10 }, { amount: 10 }, { amount: 11 }], service.credentials(), { executionId: '4712' });
+		const again = await runNode(node, [{ amount: 10 }, { amount: 10 }, { amount: 11 }], service.credentials(), { executionId: '4711' });
 		expect(again.items.map((item) => item.json.transferId)).toEqual(sent);
 		expect(service.sandbox.requests()).toEqual([]);
 	});

@@ -112,10 +112,76 @@ test('after a long gap every query keeps to 7 days and the last 90 days', async 
 	expect(service.sandbox.requests()).toHaveLength(13);
 });
 
-test('windowsFrom says what it skipped', () => {
-	const now = DateTime.utc();
-	const { windows, skipped } = windowsFrom(now.minus({ days: 100 }), now, now);
-	expect(skipped?.start).toEqual(now.minus({ days: 100 }));
-	expect(windows[0].start > now.minus({ days: 90 })).toBe(true);
-	expect(windows.at(-1)?.end).toEqual(now);
+test("windowsFrom reaches 26 hours past both ends, on the workflow's clock, and says what it may skip", () => {
+	const now = DateTime.now().setZone('America/New_York');
+	// The start as the trigger reads it back from its saved ISO time: in another zone.
+	const { windows, skipped } = windowsFrom(now.minus({ hours: 1 }).toUTC(), now, now);
+	expect(windows).toHaveLength(1);
+	expect(windows[0].start.equals(now.minus({ hours: 27 }))).toBe(true);
+	expect(windows[0].end.equals(now.plus({ hours: 26 }))).toBe(true);
+	expect(skipped).toBeUndefined();
+
+	const long = windowsFrom(now.minus({ days: 100 }), now, now);
+	expect(long.skipped?.start.toMillis()).toBe(now.minus({ days: 100 }).toMillis());
+	expect(long.windows[0].start > now.minus({ days: 90 }).plus({ hours: 26 })).toBe(true);
+	expect(long.windows.at(-1)?.end.equals(now.plus({ hours: 26 }))).toBe(true);
+	for (const window of long.windows) expect(window.end.diff(window.start, 'days').days).toBeLessThanOrEqual(7);
 });
+
+/**
+ * The document gives `startTime` and `endTime` as "yyyy-mm-dd hh:mm:ss" without a zone; the node
+ * sends them on the workflow's clock, and the service may read them on another (issue #19). The
+ * sandbox reads them in its `timezone`. Each case polls as n8n does, through the engine, over HTTP.
+ */
+describe('a service that reads the query in another timezone', () => {
+	// Only this bank's incidents: no older open incident widens the listing, as for a user whose
+	// only open incident is the one just opened.
+	const oneBank = { ...both, filters: { entityCode: 'BANKX' } };
+	const cases = [
+		{ service: 'Asia/Kolkata', workflow: 'UTC' },
+		{ service: 'Asia/Kolkata', workflow: 'America/New_York' },
+		{ service: 'UTC-8', workflow: 'UTC' },
+		{ service: 'UTC-8', workflow: 'America/New_York' },
+		// The extremes: 26 hours apart, either way (a one-day margin is not enough).
+		{ service: 'Pacific/Kiritimati', workflow: 'Etc/GMT+12' },
+		{ service: 'Etc/GMT+12', workflow: 'Pacific/Kiritimati' },
+	];
+
+	describe.each(cases)('service in $service, workflow in $workflow', ({ service: zone, workflow }) => {
+		beforeEach(() => service.sandbox.configure({ timezone: zone }));
+		const poll = (parameters: Record<string, unknown>, staticData?: IDataObject) => runPoll(parameters, service.credentials(), { timezone: workflow, staticData });
+
+		test('an incident opened now is reported by the next poll, its resolution by the one after, each once (also after a restart)', async () => {
+			const first = await poll(oneBank);
+			expect(first.items).toEqual([]);
+			const incident = addIncident();
+			const second = await poll(oneBank, first.staticData);
+			expect(ids(second.items)).toEqual([`new:${incident.id}`]);
+			service.sandbox.resolveIncident(incident.id);
+			const third = await poll(oneBank, second.staticData);
+			expect(ids(third.items)).toEqual([`resolved:${incident.id}`]);
+			// A restart: n8n loads the saved static data; the wider listing returns the incident again.
+			const restarted = await poll(oneBank, JSON.parse(JSON.stringify(third.staticData)) as IDataObject);
+			expect(restarted.items).toEqual([]);
+		});
+	});
+
+	// Only a service ahead of the workflow reads the oldest start as older than meant; one behind
+	// reads it as later, which the 90-day rule never refuses.
+	describe.each(cases.filter(({ service: zone, workflow }) => offsetHours(zone) > offsetHours(workflow)))('service in $service, ahead of the workflow in $workflow', ({ service: zone, workflow }) => {
+		beforeEach(() => service.sandbox.configure({ timezone: zone }));
+
+		test('the first poll after months switched off is not refused by the 90-day rule, and the next repeats nothing', async () => {
+			const monthsAgo = { 'node:Incident Trigger': { lastPollAt: DateTime.utc().minus({ days: 200 }).toISO(), seen: {}, resolved: {} } };
+			const first = await runPoll(both, service.credentials(), { timezone: workflow, staticData: monthsAgo });
+			expect(first.items.length).toBeGreaterThan(0);
+			expect(new Set(ids(first.items)).size).toBe(first.items.length);
+			const next = await runPoll(both, service.credentials(), { timezone: workflow, staticData: first.staticData });
+			expect(next.items).toEqual([]);
+		});
+	});
+});
+
+function offsetHours(zone: string) {
+	return DateTime.utc().setZone(zone).offset / 60;
+}

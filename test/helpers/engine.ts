@@ -35,6 +35,7 @@ import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
 import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
+import { leaseTiming } from '../../nodes/shared/record/lease.ts';
 import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 
 export const PACKAGE = 'n8n-nodes-payouts';
@@ -43,6 +44,8 @@ export const PACKAGE = 'n8n-nodes-payouts';
 // an empty one, as from a fresh n8n database. A test that re-runs a workflow keeps it meanwhile.
 useMemoryProcessedData();
 if (typeof beforeEach === 'function') beforeEach(forgetProcessedData);
+// The lease's confirmation waits out any other process's store call; the engine is one process.
+leaseTiming.confirmMs = 20;
 
 /** Node classes by the type name n8n gives them when the package is installed. */
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};
@@ -133,6 +136,8 @@ export interface RunWorkflowOptions {
 	executionId?: string;
 	settings?: IWorkflowSettings;
 	staticData?: IDataObject;
+	/** How n8n started the execution: 'manual' (default), or 'retry' for the Retry of a failed one. */
+	mode?: 'manual' | 'retry' | 'trigger';
 }
 
 function additionalDataFor(credentials: Record<string, ICredentialDataDecryptedObject>, executionId: string, hooks?: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
@@ -172,7 +177,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		staticData: options.staticData,
 	});
 	const executionId = options.executionId ?? String(++executionCounter);
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
 	const finished = createDeferredPromise<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 
@@ -185,7 +191,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		},
 	});
 
-	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
 	const run = await finished.promise;
 	return {
 		run,

@@ -1,10 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * The Docs link of every node works: n8n appends its tracking query (?utm_source=...) to a codex
- * documentation URL, which breaks a README anchor (the query lands after the #). So each node
- * points at a page of its own under docs/nodes/, and the README sections those pages link to exist.
+ * The documentation holds together. The Docs link of every node works: n8n appends its tracking
+ * query (?utm_source=...) to a codex documentation URL, which breaks an anchor (the query lands
+ * after the #), so each node points at a page of its own under docs/nodes/. The README is a front
+ * page and the reference lives in docs/: every link between them (relative, or this repository's
+ * GitHub address) reaches an existing file and, with a #anchor, a heading of that file; and no
+ * heading of the README as it was before the split (issue 18) is lost.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
@@ -16,18 +19,82 @@ const codexFiles = readdirSync(path.join(root, 'nodes')).flatMap((folder) =>
 		.map((file) => path.join(root, 'nodes', folder, file)),
 );
 
+/** README.md and every Markdown page under docs/, as absolute paths. */
+function markdownUnder(folder: string): string[] {
+	return readdirSync(folder).flatMap((name) => {
+		const file = path.join(folder, name);
+		if (statSync(file).isDirectory()) return markdownUnder(file);
+		return name.endsWith('.md') ? [file] : [];
+	});
+}
+const pages = [path.join(root, 'README.md'), ...markdownUnder(path.join(root, 'docs'))];
+const relative = (file: string) => path.relative(root, file).split(path.sep).join('/');
+
 /** GitHub's anchor of a Markdown heading. */
 const slug = (heading: string) =>
 	heading
 		.toLowerCase()
 		.replace(/[^\p{L}\p{N} -]/gu, '')
 		.replace(/ /g, '-');
-const readmeAnchors = new Set(
-	readFileSync(path.join(root, 'README.md'), 'utf8')
+
+/** The page's lines outside fenced code blocks (a `#` or `[x](y)` there is code, not Markdown). */
+function prose(file: string, text = readFileSync(file, 'utf8')): string[] {
+	let fenced = false;
+	return text
 		.split('\n')
-		.filter((line) => /^#{1,6} /.test(line))
-		.map((line) => slug(line.replace(/^#+ /, ''))),
-);
+		.filter((line) => {
+			if (/^\s*```/.test(line)) {
+				fenced = !fenced;
+				return false;
+			}
+			return !fenced;
+		});
+}
+
+const headingsOf = (file: string) => prose(file).flatMap((line) => /^#{1,6} (.+?)\s*#*\s*$/.exec(line)?.[1] ?? []);
+
+/** The anchors GitHub gives a page's headings: a repeated heading gets -1, -2, ... */
+function anchorsOf(file: string): Set<string> {
+	const seen = new Map<string, number>();
+	const anchors = new Set<string>();
+	for (const heading of headingsOf(file)) {
+		const base = slug(heading);
+		const count = seen.get(base) ?? 0;
+		seen.set(base, count + 1);
+		anchors.add(count === 0 ? base : `${base}-${count}`);
+	}
+	return anchors;
+}
+
+/** Every Markdown link and image of a page, outside code: its target as written. */
+function linksOf(file: string, text?: string): string[] {
+	return prose(file, text).flatMap((line) => [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]));
+}
+
+/** What a link points at in this repository, or undefined for a link elsewhere. */
+function resolve(from: string, target: string): { file: string; anchor?: string } | undefined {
+	let address = target;
+	if (address.startsWith(REPOSITORY)) address = path.relative(path.dirname(from), path.join(root, address.slice(REPOSITORY.length)));
+	else if (/^[a-z][a-z0-9+.-]*:/i.test(address)) return undefined; // https:, mailto: ...
+	const [pathPart, anchor] = address.split('#', 2);
+	const file = pathPart === '' ? from : path.resolve(path.dirname(from), decodeURIComponent(pathPart));
+	return { file, anchor: anchor === undefined || anchor === '' ? undefined : decodeURIComponent(anchor) };
+}
+
+/** What is wrong with a page's links: one line per broken link. */
+function brokenLinks(file: string, text?: string): string[] {
+	const broken: string[] = [];
+	for (const target of linksOf(file, text)) {
+		const link = resolve(file, target);
+		if (!link) continue;
+		if (!existsSync(link.file)) broken.push(`${target}: no file ${relative(link.file)}`);
+		else if (link.anchor !== undefined) {
+			if (!link.file.endsWith('.md')) broken.push(`${target}: an anchor into a file that is not Markdown`);
+			else if (!anchorsOf(link.file).has(link.anchor)) broken.push(`${target}: ${relative(link.file)} has no heading #${link.anchor}`);
+		}
+	}
+	return broken;
+}
 
 test('every node has a codex file', () => {
 	expect(codexFiles).toHaveLength(6);
@@ -43,5 +110,112 @@ test.each(codexFiles.map((file) => [path.basename(file), file]))("%s: the Docs l
 	expect(url.startsWith(`${REPOSITORY}docs/nodes/`)).toBe(true);
 	const page = path.join(root, url.slice(REPOSITORY.length));
 	expect(existsSync(page)).toBe(true);
-	for (const [, anchor] of readFileSync(page, 'utf8').matchAll(/README\.md#([^)\s]+)/g)) expect(readmeAnchors).toContain(anchor);
+	expect(brokenLinks(page)).toEqual([]);
+});
+
+test('the pages checked are the README and every page under docs/, each with a top heading', () => {
+	expect(pages.map(relative)).toEqual(expect.arrayContaining(['README.md', 'docs/safety.md', 'docs/errors.md', 'docs/sandbox.md', 'docs/running.md', 'docs/performance.md', 'docs/testing.md', 'docs/examples.md', 'docs/nodes/payouts-transfer.md']));
+	for (const file of pages) expect([relative(file), prose(file).find((line) => line.trim() !== '')?.startsWith('# ')]).toEqual([relative(file), true]);
+});
+
+test.each(pages.map((file) => [relative(file), file]))('%s: every relative link reaches a file, and every #anchor a heading of it', (_name, file) => {
+	expect(brokenLinks(file)).toEqual([]);
+});
+
+test('every page under docs/ is reachable from the README, directly or through other pages', () => {
+	const reached = new Set<string>([path.join(root, 'README.md')]);
+	const queue = [...reached];
+	while (queue.length > 0) {
+		const from = queue.shift() as string;
+		for (const target of linksOf(from)) {
+			const link = resolve(from, target);
+			if (!link || !existsSync(link.file)) continue;
+			const files = statSync(link.file).isDirectory() ? markdownUnder(link.file) : [link.file];
+			for (const file of files.filter((name) => name.endsWith('.md') && !reached.has(name))) {
+				reached.add(file);
+				queue.push(file);
+			}
+		}
+	}
+	expect(pages.filter((file) => !reached.has(file)).map(relative)).toEqual([]);
+});
+
+test('the link checker finds broken links (so its silence means something)', () => {
+	const readme = path.join(root, 'README.md');
+	expect(resolve(readme, 'https://example.com/x')).toBeUndefined();
+	expect(resolve(readme, `${REPOSITORY}docs/safety.md#safety`)).toEqual({ file: path.join(root, 'docs', 'safety.md'), anchor: 'safety' });
+	expect(resolve(path.join(root, 'docs', 'nodes', 'payouts-oauth.md'), '../errors.md')).toEqual({ file: path.join(root, 'docs', 'errors.md'), anchor: undefined });
+	expect(anchorsOf(path.join(root, 'docs', 'running.md')).has('queue-mode-npm-run-startqueue')).toBe(true);
+	expect(slug('Incident Guard (Standard Transfer → Options → Incident Guard)')).toBe('incident-guard-standard-transfer--options--incident-guard');
+	// Read as if it were docs/nodes/x.md: each of these links is broken in its own way.
+	const page = [
+		'[gone](../nowhere.md) [anchor](../safety.md#no-such-heading) [self](#nor-this)',
+		`[absolute](${REPOSITORY}README.md#not-a-heading) ![image](../screenshots/missing.png)`,
+		'`[in code](../nowhere.md)` [fine](../safety.md#safety) [elsewhere](https://example.com/#x)',
+		'```', '[fenced](../nowhere.md)', '```',
+	].join('\n');
+	expect(brokenLinks(path.join(root, 'docs', 'nodes', 'x.md'), page)).toEqual([
+		'../nowhere.md: no file docs/nowhere.md',
+		'../safety.md#no-such-heading: docs/safety.md has no heading #no-such-heading',
+		'#nor-this: no file docs/nodes/x.md',
+		`${REPOSITORY}README.md#not-a-heading: README.md has no heading #not-a-heading`,
+		'../screenshots/missing.png: no file docs/screenshots/missing.png',
+	]);
+});
+
+test('the README is a front page: at most 260 lines', () => {
+	expect(readFileSync(path.join(root, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(260);
+});
+
+test('the README begins with the two quick-start commands', () => {
+	const commands = readFileSync(path.join(root, 'README.md'), 'utf8').match(/```sh\n([^`]*)```/g) ?? [];
+	expect(commands.slice(0, 2)).toEqual(['```sh\nnpm install && npm start\n```', '```sh\nnpm install && npm test\n```']);
+});
+
+/** Every heading of the README before it became a front page (issue 18): none may be lost. */
+const HEADINGS_BEFORE_THE_SPLIT = [
+	'n8n-nodes-payouts',
+	'Quick start',
+	'What this package is',
+	'Install in n8n',
+	'Credentials',
+	'Nodes and parameters',
+	'Payouts Transfer',
+	'Incident Guard (Standard Transfer → Options → Incident Guard)',
+	'Payouts Beneficiary',
+	'Payouts Incident',
+	'Payouts Paylink',
+	'Payouts OAuth',
+	'Options (every node)',
+	'Errors and hints',
+	'Safety',
+	'AI agents',
+	'Payouts Incident Trigger',
+	'Performance',
+	'Sandbox',
+	'Starting it (three ways)',
+	'Seeded data (`seed`, restored by every reset)',
+	'Rules and behaviour',
+	"The sandbox's own error responses (the document has no row for these)",
+	'HTTP styles',
+	'Fault injection',
+	'Inspection interface',
+	'Trigger table',
+	'Examples',
+	'1. Scheduled incident check → notification message (`examples/incident-check.json`)',
+	'2. Paylink status → notification message (`examples/paylink-status.json`)',
+	'3. Batch payouts from a CSV file (`examples/csv-batch-payouts.json`)',
+	'4. OAuth callback (`examples/oauth-callback.json`)',
+	'5. Guarded CSV batch, held rows kept (`examples/incident-guarded-batch.json`) and 6. Release held payouts when the incident is resolved (`examples/incident-release-held.json`)',
+	'Running in n8n',
+	'Queue mode (`npm run start:queue`)',
+	'Running the package in your own queue-mode n8n',
+	'Tests in real n8n',
+	'Tested n8n versions',
+	'CI, publishing and licence',
+];
+
+test('every heading of the README before the split is a heading of the README or of a page under docs/', () => {
+	const headings = new Set(pages.flatMap(headingsOf));
+	expect(HEADINGS_BEFORE_THE_SPLIT.filter((heading) => !headings.has(heading))).toEqual([]);
 });

@@ -40,19 +40,20 @@ test('package.json follows the community node rules: no runtime dependencies, n8
 	expect(packageJson.devDependencies.zod).toMatch(/^3\.25\./);
 });
 
-test("the README's error table is the one the nodes use (scripts/print-error-table.js)", async () => {
+test("docs/errors.md's error table is the one the nodes use (scripts/print-error-table.js)", async () => {
 	await run('npm', ['run', '--silent', 'build'], { cwd: root, env });
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { table } = require('../../scripts/print-error-table.js') as { table: () => string };
-	const readme = readFileSync(`${root}/README.md`, 'utf8');
-	const printed = readme.split('<!-- error-table:start -->\n')[1]?.split('\n<!-- error-table:end -->')[0];
+	const page = readFileSync(`${root}/docs/errors.md`, 'utf8');
+	const printed = page.split('<!-- error-table:start -->\n')[1]?.split('\n<!-- error-table:end -->')[0];
 	expect(printed).toBe(table());
 });
 
-test("the README's tested n8n versions are the last matrix run's, one row per version we run (scripts/print-tested-versions.js)", () => {
+test("docs/testing.md's tested n8n versions are the last matrix run's, one row per version we run (scripts/print-tested-versions.js)", () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const printer = require('../../scripts/print-tested-versions.js') as { RESULTS_FILE: string; table: () => string; readmeTable: () => string | undefined };
-	expect(printer.readmeTable()).toBe(printer.table());
+	const printer = require('../../scripts/print-tested-versions.js') as { PAGE: string; RESULTS_FILE: string; table: () => string; pageTable: () => string | undefined };
+	expect(printer.PAGE.endsWith('/docs/testing.md')).toBe(true);
+	expect(printer.pageTable()).toBe(printer.table());
 	const versions = JSON.parse(readFileSync(`${root}/e2e/n8n-runtime/versions.json`, 'utf8')) as { default: string; versions: Array<{ n8n: string; node: string }> };
 	const { runs } = JSON.parse(readFileSync(printer.RESULTS_FILE, 'utf8')) as { runs: Array<{ n8n: string; node: string }> };
 	expect(runs.map((run) => [run.n8n, run.node])).toEqual(versions.versions.map((entry) => [entry.n8n, entry.node]));

@@ -190,6 +190,42 @@ describe('the service', () => {
 			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['f3', 'f4']);
 		});
 
+		test('chaos: seeded faults on transfer requests only; one seed, one sequence; counted, and restarted by reset', async () => {
+			const outcomes = async () => {
+				const seen: string[] = [];
+				for (let index = 0; index < 60; index++) {
+					const answer = await send(sandbox, transfer(`chaos_${index}`)).catch(() => undefined);
+					seen.push(answer ? `${answer.status}` : 'dropped');
+				}
+				return seen;
+			};
+			sandbox.configure({ chaos: { seed: 7, rate: 0.5 } });
+			const first = await outcomes();
+			const { faultsInjected } = sandbox.state();
+			const injected = Object.values(faultsInjected).reduce((sum, count) => sum + (count ?? 0), 0);
+			expect(injected).toBeGreaterThan(15);
+			expect(injected).toBeLessThan(45);
+			expect(first.filter((status) => status === '200')).toHaveLength(60 - injected);
+			// Every kind a standard transfer can meet came up, and reads are never touched.
+			expect(Object.keys(faultsInjected).sort()).toEqual(['drop-after', 'drop-before', 'error-500', 'error-520', 'html-502', 'no-bank-response']);
+			expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.beneficiaries.verified}` })).status).toBe(200);
+			// The same seed after a reset: the same answers in the same order.
+			sandbox.reset();
+			sandbox.configure({ chaos: { seed: 7, rate: 0.5 } });
+			expect(await outcomes()).toEqual(first);
+			expect(() => sandbox.configure({ chaos: { seed: 7, rate: 2 } })).toThrow(/rate/);
+			expect(() => sandbox.configure({ chaos: { seed: 7, rate: 0.1, kinds: ['gremlins' as never] } })).toThrow(/unknown chaos kind gremlins/);
+			sandbox.configure({ chaos: null });
+			expect((await send(sandbox, transfer('calm_1'))).status).toBe(200);
+		});
+
+		test('no-bank-response: 201 ERROR, booked unless told not to', async () => {
+			expect((await send(sandbox, transfer('nbr_1'), { 'x-sandbox-fault': 'no-bank-response' })).body).toMatchObject({ status: 'ERROR', subCode: '201', message: 'Transfer request the service, no response from bank' });
+			sandbox.configure({ faults: [{ fault: 'no-bank-response', books: false, times: 1 }] });
+			expect((await send(sandbox, transfer('nbr_2'))).status).toBe(201);
+			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['nbr_1']);
+		});
+
 		test('html-500 takes status 500 or 503 from the header; an unknown fault name is refused, not ignored', async () => {
 			const outage = await send(sandbox, transfer('f5'), { 'x-sandbox-fault': 'html-500;status=503' });
 			expect(outage.status).toBe(503);
@@ -273,6 +309,33 @@ describe('the service', () => {
 		expect(sandbox.requests()).toEqual([]);
 		expect(sandbox.state().transfers).toEqual([]);
 		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
+	});
+
+	test('the zone incident windows are read in: set over HTTP, refused when unknown, back to the start value on reset', async () => {
+		const config = (body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify(body) });
+		// KKBK has no seeded incidents: seeded ones fall on today's UTC clock and may be in the last hour.
+		const opened = sandbox.openIncident({ entityCode: 'KKBK', mode: 'UPI' });
+		// The last hour as a clock in the given zone reads it (yyyy-mm-dd hh:mm:ss, no zone).
+		const offsetMinutes = { UTC: 0, 'UTC+5:30': 330 };
+		const lastHourIn = (zone: keyof typeof offsetMinutes) => {
+			const now = Date.now();
+			const clock = (millis: number) => new Date(millis + offsetMinutes[zone] * 60000).toISOString().slice(0, 19).replace('T', ' ');
+			return { status: 'ALL', entityCode: 'KKBK', startTime: clock(now - 3600000), endTime: clock(now + 60000) };
+		};
+		const listed = async (zone: keyof typeof offsetMinutes) =>
+			((await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: lastHourIn(zone) })).body?.data as { incidents: Array<{ id: number }> }).incidents.map((incident) => incident.id);
+
+		expect(await listed('UTC')).toEqual([opened.id]);
+		expect((await config({ timezone: 'UTC+5:30' })).status).toBe(200);
+		// UTC's clock read as +05:30 is five and a half hours earlier: the incident is not in that hour.
+		expect(await listed('UTC')).toEqual([]);
+		expect(await listed('UTC+5:30')).toEqual([opened.id]);
+		expect((await config({ timezone: 'Mars/Olympus' })).status).toBe(400);
+		expect(() => sandbox.configure({ timezone: '+05:30' })).toThrow(/IANA zone/);
+		expect(await listed('UTC+5:30')).toEqual([opened.id]);
+		sandbox.reset();
+		const again = sandbox.openIncident({ entityCode: 'KKBK', mode: 'UPI' });
+		expect(await listed('UTC')).toEqual([again.id]);
 	});
 
 	test('incidents opened and resolved for a bank and mode over HTTP; seeded beneficiaries bank where seeded incidents are', async () => {

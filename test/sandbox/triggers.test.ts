@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules and files); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
  * The trigger table against the interface document: every row of every error table of section 7
  * has a trigger, and every trigger, sent over real HTTP to a freshly reset sandbox, gets the
@@ -113,12 +113,13 @@ test('descriptive rows get concrete text: a support form, the paylink id, a refe
 	expect(byId['internal-200'].message).toMatch(/Reference <n>.*Internal Fund Transfer/);
 });
 
-test('the README carries the trigger table exactly as print-triggers.js prints it', () => {
+test('docs/sandbox.md carries the trigger table exactly as print-triggers.js prints it', () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { table } = require('../../sandbox/print-triggers') as { table: () => string };
+	const { PAGE, table } = require('../../sandbox/print-triggers') as { PAGE: string; table: () => string };
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const readme = (require('node:fs') as typeof import('node:fs')).readFileSync(`${__dirname}/../../README.md`, 'utf8');
-	expect(readme.includes(table())).toBe(true);
+	const page = (require('node:fs') as typeof import('node:fs')).readFileSync(PAGE, 'utf8');
+	expect(PAGE.endsWith('docs/sandbox.md')).toBe(true);
+	expect(page.includes(table())).toBe(true);
 });
 
 test('trigger ids are unique and requests use the API\'s own paths', () => {

@@ -13,13 +13,14 @@ const schema = itemSchema({
 });
 
 /**
- * A row without a Transfer ID gets one made of what it is (workflow, node, amount, account, and
- * how many identical rows came before it in the run), never of the execution: n8n's Retry On Fail,
- * its execution retry and a re-run after a crash all send the same row with the same ID, so the
- * node's record of sent transfers recognises it. Fits the rule: letters, digits, hyphen, 40 at most.
+ * A row without a Transfer ID gets one made of what it is (workflow, node, amount, account, how
+ * many identical rows came before it in the run) and of its scope (its Top-Up Key, or the node's
+ * top-up round), never of the execution: n8n's Retry On Fail, its execution retry and a re-run
+ * after a crash send the same row with the same ID, so the node's record recognises it, while the
+ * next round's top-up gets a new one. Fits the rule: letters, digits, hyphen, 40 at most.
  */
 function transferIdOf({ amount, rechargeAccount }: { amount: string | number; rechargeAccount?: string }, origin: TransferOrigin): string {
-	const what = JSON.stringify([origin.workflowId, origin.nodeId, String(amount), rechargeAccount, origin.occurrence]);
+	const what = JSON.stringify([origin.workflowId, origin.nodeId, origin.scope, String(amount), rechargeAccount, origin.occurrence]);
 	return `n8n-${createHash('sha256').update(what).digest('hex').slice(0, 36)}`;
 }
 
@@ -48,7 +49,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				default: '',
 				description:
-					'Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node sends an ID made of the row (amount and account): a re-run or retry of the same row is recognised and not paid twice, so the same top-up again on a later run needs its own Transfer ID.',
+					"Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node makes one of the row (amount and account) and its top-up round: while the run that sent the row is unfinished (a crash, a stop, n8n's Retry) the same row is the same top-up and is not paid twice; once that run finished, the next run's row is a new top-up. Options > 'Top-Up Key' names the top-up instead.",
 			},
 		]),
 	],

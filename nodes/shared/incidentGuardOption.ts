@@ -1,0 +1,114 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+/**
+ * The Incident Guard as the user sets it: the option in a transfer's Options collection (off until
+ * added) and its settings as saved. What the guard does with them is incidentGuard.ts.
+ */
+
+export type GuardAction = 'hold' | 'fail' | 'sendAnyway';
+
+export interface GuardSettings {
+	action: GuardAction;
+	matchBank: boolean;
+	/** Upper-case impact levels that count; empty: every impact counts. */
+	impacts: string[];
+	countScheduled: boolean;
+	onCheckFailure: 'stop' | 'sendWithoutGuard';
+	lookBackDays: number;
+}
+
+/** The service lists incidents of the last 90 days (interface document, section 8). */
+export const MAX_LOOK_BACK_DAYS = 90;
+
+/** The option in the transfer's Options collection: off until the user adds it. */
+export const incidentGuardOption: INodeProperties = {
+	displayName: 'Incident Guard',
+	name: 'incidentGuard',
+	type: 'fixedCollection',
+	default: {},
+	placeholder: 'Add Incident Guard',
+	description:
+		'Before sending, list the open bank incidents once and check each item against them. Costs one incident listing per run and one beneficiary lookup per distinct Beneficiary ID whose transfer mode has an open incident.',
+	options: [
+		{
+			displayName: 'Settings',
+			name: 'settings',
+			values: [
+				{
+					displayName: 'Affected Items',
+					name: 'affectedItems',
+					type: 'options',
+					options: [
+						{ name: 'Fail', value: 'fail', description: "Refuse the item with an error naming the incident, under the node's usual error handling; nothing is sent before all items are checked" },
+						{ name: 'Hold', value: 'hold', description: 'Do not send the item; it comes out with status HELD, the incident(s) and a hint, and can be sent later with the same Transfer ID' },
+						{ name: 'Send Anyway', value: 'sendAnyway', description: 'Send the item and attach the incident(s) to its output as a warning' },
+					],
+					default: 'hold',
+					description: 'What to do with an item that an open incident affects',
+				},
+				{
+					displayName: 'Count Scheduled Incidents',
+					name: 'countScheduled',
+					type: 'boolean',
+					default: true,
+					description: 'Whether scheduled incidents (e.g. planned maintenance) count as well as unscheduled ones',
+				},
+				{
+					displayName: 'If the Guard Cannot Check',
+					name: 'onCheckFailure',
+					type: 'options',
+					options: [
+						{ name: 'Send Without the Guard', value: 'sendWithoutGuard', description: 'Send the items unchecked; every output item says so in its warning' },
+						{ name: 'Stop the Run', value: 'stop', description: 'Send nothing and report why (a failed listing is never read as "no incidents")' },
+					],
+					default: 'stop',
+					description: 'What to do when the incidents cannot be listed or a beneficiary cannot be looked up',
+				},
+				{
+					displayName: 'Impacts',
+					name: 'impacts',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. HIGH, MEDIUM',
+					description: "Comma-separated impact levels that count, ignoring case (the service's full list is not published; LOW is one). Empty: every impact counts.",
+				},
+				{
+					displayName: 'Look Back (Days)',
+					name: 'lookBackDays',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_LOOK_BACK_DAYS, numberPrecision: 0 },
+					default: MAX_LOOK_BACK_DAYS,
+					description:
+						'How far back to look for incidents that are still open. The service lists at most 7 days per request and 90 days back; the listing also reaches 26 hours further at each end, as the service does not document its timezone: 90 takes 13 requests per run, 4 takes one. An incident opened before this is not seen.',
+				},
+				{
+					displayName: "Match Beneficiary's Bank",
+					name: 'matchBank',
+					type: 'boolean',
+					default: true,
+					description:
+						"Whether an incident counts only when its entity code is the beneficiary's bank, taken as the first four letters of the beneficiary's IFSC (an assumption: the service does not document it). Off: an open incident on the transfer mode at any bank counts.",
+				},
+			],
+		},
+	],
+};
+
+/** The option's value as saved, `{ settings: {...} }`, or undefined when the guard is off. */
+export function readGuardSettings(given: unknown): GuardSettings | undefined {
+	const settings = (given as { settings?: IDataObject } | undefined)?.settings;
+	if (!settings || typeof settings !== 'object') return undefined;
+	const action = (['hold', 'fail', 'sendAnyway'] as const).find((value) => value === settings.affectedItems) ?? 'hold';
+	const days = Number(settings.lookBackDays);
+	return {
+		action,
+		matchBank: settings.matchBank !== false,
+		impacts: String(settings.impacts ?? '')
+			.split(',')
+			.map((entry) => entry.trim().toUpperCase())
+			.filter(Boolean),
+		countScheduled: settings.countScheduled !== false,
+		onCheckFailure: settings.onCheckFailure === 'sendWithoutGuard' ? 'sendWithoutGuard' : 'stop',
+		lookBackDays: Number.isFinite(days) ? Math.min(MAX_LOOK_BACK_DAYS, Math.max(1, Math.floor(days))) : MAX_LOOK_BACK_DAYS,
+	};
+}

@@ -1,0 +1,102 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { Failure, Outcome, Outcomes } from './routine';
+import type { SendTarget } from './transport';
+import type { ApiRequest, Params, PayoutOperation } from './types';
+
+/**
+ * Step 4 of the routine: what the user sees. Items in input order, each paired with the item it
+ * came from; failures as error items (Continue On Fail, the error output) or as the error that
+ * stops the run, with the hint and, for a stopped batch, every item whose request went out.
+ */
+
+type Node = ReturnType<IExecuteFunctions['getNode']>;
+
+export function outputItems(node: Node, count: number, outcomes: Outcomes, notes: Map<number, IDataObject>, paramsOf: Map<number, Params>): INodeExecutionData[][] {
+	const errorOutput = node.onError === 'continueErrorOutput';
+	const output: INodeExecutionData[] = [];
+	for (let index = 0; index < count; index++) {
+		const outcome = outcomes.get(index);
+		if (!outcome) continue;
+		const note = notes.get(index);
+		if ('items' in outcome) {
+			for (const json of outcome.items) output.push({ json: { ...json, ...note }, pairedItem: { item: index } });
+		} else {
+			const params = paramsOf.get(index);
+			const json = errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params);
+			// The error output routes items whose only field is `error`: a note goes inside it.
+			if (note && errorOutput) Object.assign(json.error as IDataObject, note);
+			else if (note) Object.assign(json, note);
+			output.push({ json, pairedItem: { item: index } });
+		}
+	}
+	return [output];
+}
+
+/**
+ * Items refused before the first request (invalid, or refused by the Incident Guard) stop the whole
+ * batch unless the user chose to continue on failure: a batch with a bad row moves no money.
+ */
+export function refuseBatchIfAny(node: Node, outcomes: Outcomes, continueOnFail: boolean, what: string) {
+	if (continueOnFail) return;
+	const refused = [...outcomes.keys()].filter((index) => 'failure' in (outcomes.get(index) as Outcome)).sort((a, b) => a - b);
+	if (refused.length === 0) return;
+	const first = outcomes.get(refused[0]) as { failure: Failure };
+	const rest = refused.slice(1);
+	const others = rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
+	throw toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+}
+
+/**
+ * Every item whose request may have reached the service, with what is known of it, so that a
+ * stopped batch never leaves a paid row unaccounted for (several may be in flight at once).
+ */
+export function stoppedBatchNote(sentItems: number[], outcomes: Outcomes): string {
+	if (sentItems.length === 0) return '';
+	const statusOf = (index: number) => {
+		const outcome = outcomes.get(index);
+		if (!outcome) return 'no answer yet';
+		return 'items' in outcome ? String(outcome.items[0]?.status) : outcome.failure.status;
+	};
+	const list = [...sentItems].sort((a, b) => a - b).map((index) => `${index} (${statusOf(index)})`);
+	return `Items sent in this run: ${list.join(', ')}. Run the same items again with the same Transfer IDs: this node sends only what it has not sent before, and reports the rest as ALREADY_SUBMITTED.`;
+}
+
+export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {
+	const description = note ? `${failure.hint} ${note}` : failure.hint;
+	if (!failure.fromService) return new NodeOperationError(node, failure.message, { itemIndex, description });
+	const response: JsonObject = { status: failure.status, subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message };
+	return new NodeApiError(node, response, { message: failure.message, description, httpCode: failure.subCode, itemIndex });
+}
+
+export function errorItem(failure: Failure, params: Params | undefined): IDataObject {
+	const item: IDataObject = {
+		error: failure.message,
+		status: failure.status,
+		subCode: failure.subCode ?? null,
+		message: failure.serviceMessage ?? failure.message,
+		hint: failure.invalid ? `${failure.hint} Nothing was sent for this item.` : failure.hint,
+	};
+	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
+	return item;
+}
+
+/**
+ * For On Error "Continue (using error output)": n8n routes an item whose only field is `error`
+ * to the error output and adds the input item's fields to it, so the failed row arrives whole,
+ * with the details under `error`.
+ */
+export function errorOutputItem(failure: Failure, params: Params | undefined): IDataObject {
+	const { error, message, ...details } = errorItem(failure, params);
+	return { error: { message: error, serviceMessage: message, ...details } };
+}
+
+export function dryRunItem(operation: PayoutOperation, target: SendTarget, request: ApiRequest): IDataObject {
+	const body = request.body ? { ...request.body } : undefined;
+	for (const field of operation.secretFields ?? []) if (body && body[field] !== undefined) body[field] = '***';
+	const query = request.qs ? `?${new URLSearchParams(request.qs as Record<string, string>).toString()}` : '';
+	const item: IDataObject = { dryRun: true, method: request.method, url: `${target.baseUrl}${request.path}${query}` };
+	if (body) item.body = body;
+	return item;
+}

@@ -1,0 +1,56 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { RunOptions } from './options';
+import type { TransferRecord } from './record';
+import type { SendTarget } from './transport';
+import type { ApiRequest, Params, PayoutOperation } from './types';
+
+/**
+ * What the routine's steps (execute.ts) hand each other: the items as planned, what became of each,
+ * and what every step needs to know about the run.
+ */
+
+/** What went wrong for one item, before it becomes a thrown error or an error item. */
+export interface Failure {
+	/** What happened, naming the item. */
+	message: string;
+	/** What to do about it. */
+	hint: string;
+	/** ERROR: the item failed. UNKNOWN: it may have moved money and no clear answer came. */
+	status: 'ERROR' | 'UNKNOWN';
+	fromService: boolean;
+	subCode?: string;
+	serviceMessage?: string;
+	/** May be sent again with the same request (same transferId). */
+	retryable: boolean;
+	/** Refused by our own checks before anything was sent. */
+	invalid?: true;
+}
+
+export type Outcome = { items: IDataObject[] } | { failure: Failure };
+
+export interface Planned {
+	index: number;
+	params: Params;
+	request: ApiRequest;
+}
+
+/** Everything one run needs to send an item, read once. */
+export interface Run {
+	context: IExecuteFunctions;
+	operation: PayoutOperation;
+	target: SendTarget;
+	options: RunOptions;
+	/** What this node sent before (transfers only, not in a dry run). */
+	record?: TransferRecord;
+	/** The record holds as many transfers as it keeps: "Transfer Id already exists" may be this node's own, long ago. */
+	recordFull?: boolean;
+	workflowId: string;
+	/** The top-up round to finish when the run ends, if every row of it got a definite outcome. */
+	finishedRound?: number;
+	/** Requests Per Second: waits for the next request's turn. */
+	pace?: () => Promise<void>;
+}
+
+/** What became of each item, by its index: filled step by step, output in input order. */
+export type Outcomes = Map<number, Outcome>;
