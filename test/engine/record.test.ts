@@ -14,7 +14,7 @@ import { marks } from '../../nodes/shared/record/marks';
 import { fingerprint } from '../../nodes/shared/record';
 import { MAX_ENTRIES } from '../../nodes/shared/record/store';
 import { runNode, stopEngineTimers } from '../helpers/engine';
-import { breakProcessedData, forgetProcessedValues, overwriteNextCalls, processedDataHas, recordProcessedData } from '../helpers/processedData';
+import { breakProcessedData, forgetProcessedValues, holdNextCall, overwriteNextCalls, processedDataHas, recordProcessedData } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 jest.setTimeout(240_000);
@@ -274,6 +274,38 @@ describe("Options > Dashboard Outcomes: what the user read in the dashboard sett
 			expect(error?.message).toBe(`'Dashboard Outcomes' has a line it cannot read: "${line}"`);
 		}
 		expect(requests()).toEqual([]);
+	});
+});
+
+describe('a batch that stops while a call to the store is in flight', () => {
+	test('the claims that call made for rows never sent are forgotten: the re-run pays them, nothing reads UNKNOWN', async () => {
+		const rows = topUps(400, 'inflight');
+		const broken = rows.map((row, index) => (index === 200 ? { ...row, account: seed.rechargeAccounts.unknown } : row));
+		// Every answer takes 200 ms and row 200's refusal 300 ms more: while it is on its way, the
+		// record's next call (claims of rows ahead) starts and is held in flight for 1.5 s, past the
+		// moment the stopped batch closes the record.
+		service.sandbox.configure({ latencyMs: 200, faults: [{ match: { transferId: 'inflight-200' }, fault: 'latency', latencyMs: 300 }] });
+		const stopAt = () => requests().some((request) => (request.body as IDataObject).transferId === 'inflight-200');
+		let claimedInFlight: string[] = [];
+		const hold = holdNextCall((items) => {
+			if (!stopAt()) return false;
+			claimedInFlight = items.map(String).filter((item) => item.startsWith('id:'));
+			return claimedInFlight.length > 0;
+		});
+		void hold.held.then(() => setTimeout(hold.release, 1500));
+		const stopped = await runNode(internal(), broken, service.credentials());
+		expect(stopped.error?.message).toMatch(/Recharge Account not found \[item 200\]/);
+		const sentBefore = new Set(requests().map((request) => `id:${String((request.body as IDataObject).transferId)}`));
+		// The call was in flight at the end and claimed rows the stopped batch never sent.
+		expect(claimedInFlight.filter((claim) => !sentBefore.has(claim)).length).toBeGreaterThan(0);
+		const paidBefore = ledger().length;
+
+		service.sandbox.configure({ latencyMs: 0, faults: [] });
+		const rerun = await runNode(internal(), rows, service.credentials());
+		expect(rerun.error).toBeUndefined();
+		expect(statusCount(rerun.items)).toEqual({ ALREADY_SUBMITTED: paidBefore, SUCCESS: 400 - paidBefore });
+		expect(ledger()).toHaveLength(400);
+		expectNoTransferIdTwice();
 	});
 });
 

@@ -29,11 +29,19 @@ const rowKey = (scope: DeduplicationScope, { workflow, node }: ICheckProcessedCo
 const hash = (value: DeduplicationItemTypes) => createHash('md5').update(value.toString()).digest('base64');
 const rowOf = (key: string) => rows.get(key) ?? rows.set(key, { order: [], held: new Set() }).get(key)!;
 
+/** A test may hold a call in flight (it has read the row) until it lets it go on. */
+let holding: { which: (items: DeduplicationItemTypes[]) => boolean; hold: () => Promise<void> } | undefined;
+
 const memoryStore: IDataDeduplicator = {
 	async checkProcessedAndRecord(items, scope, context, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
 		storeCalls.push({ kind: 'check', items: items.length });
 		if (failure) throw failure;
 		const row = rowOf(rowKey(scope, context));
+		if (holding?.which(items)) {
+			const { hold } = holding;
+			holding = undefined;
+			await hold();
+		}
 		const result: IDeduplicationOutput = { new: [], processed: [] };
 		const added: string[] = [];
 		for (const item of items) {
@@ -93,6 +101,7 @@ export function forgetProcessedData() {
 	storeCalls.length = 0;
 	failure = undefined;
 	overwrittenCalls = 0;
+	holding = undefined;
 }
 
 /** How many values the store holds for all workflows and nodes. */
@@ -124,6 +133,25 @@ export function forgetProcessedValues(workflowId: string, nodeId: string, values
 		if (at >= 0) row?.order.splice(at, 1);
 		row?.held.delete(value);
 	}
+}
+
+/**
+ * The next call that records something (and matches `which`) stays in flight until `release` is
+ * called, as a call to n8n's database does while it takes long; `held` resolves once it is.
+ */
+export function holdNextCall(which: (items: DeduplicationItemTypes[]) => boolean): { held: Promise<void>; release: () => void } {
+	let release!: () => void;
+	let onHeld!: () => void;
+	const held = new Promise<void>((resolve) => (onHeld = resolve));
+	const released = new Promise<void>((resolve) => (release = resolve));
+	holding = {
+		which,
+		hold: async () => {
+			onHeld();
+			await released;
+		},
+	};
+	return { held, release };
 }
 
 /** From now on every store call fails with this error (until the next test). */

@@ -60,6 +60,7 @@ export class Recorder {
 	private lastStoreMs = 0;
 	private readonly startedAt = Date.now();
 	private closing = false;
+	private checkingForgotten = false;
 	private failed?: string;
 	private readonly doneCheck: DoneCheck;
 	private wake: () => void = () => undefined;
@@ -126,9 +127,6 @@ export class Recorder {
 	/** Records what is pending, forgets the claims of rows never sent, and ends the run's calls. */
 	async close(): Promise<void> {
 		this.closing = true;
-		for (const row of this.rows) if (row.claimedNow && !row.started) this.toForget.add(row.claim);
-		// Every row an interrupted check left unproven was settled in this run: its mark can go.
-		if (this.doneCheck.clearable) this.toForget.add(marks.checking);
 		this.wake();
 		await this.loop;
 		const { calls, storeMs, waits, waitedMs, largestCall } = this.stats;
@@ -142,6 +140,7 @@ export class Recorder {
 
 	private async run(): Promise<void> {
 		while (!this.failed) {
+			if (this.closing) this.forgetUnsent();
 			if (!this.hasWork()) {
 				if (this.closing) break;
 				await this.pause(MIN_GAP_MS * 5);
@@ -170,6 +169,24 @@ export class Recorder {
 		}
 		// What was not decided will not be: those items are not sent.
 		for (const row of this.rows) this.decide(row, { kind: 'recordFailed', reason: this.failed ?? 'the run ended before the item was claimed' });
+	}
+
+	/**
+	 * A closing run forgets the claims of the rows it never sent, on every turn of its loop: a call
+	 * in flight when the run closed records its claims after, and a claim left behind would read
+	 * as a transfer sent without an answer (UNKNOWN, never sent) in every later run.
+	 */
+	private forgetUnsent() {
+		for (const row of this.rows) {
+			if (!row.claimedNow || row.started) continue;
+			this.toForget.add(row.claim);
+			row.claimedNow = false;
+		}
+		// Every row an interrupted check left unproven was settled in this run: its mark can go.
+		if (this.doneCheck.clearable && !this.checkingForgotten) {
+			this.toForget.add(marks.checking);
+			this.checkingForgotten = true;
+		}
 	}
 
 	private async pause(ms: number) {

@@ -26,7 +26,7 @@ export interface Row {
 	done: string;
 	verdict?: Verdict;
 	waiters: Array<(verdict: Verdict) => void>;
-	/** This run recorded the claim (so an unsent row's claim is forgotten at the end). */
+	/** This run recorded the claim and holds it (a closing run forgets the claims of rows it never sent). */
 	claimedNow: boolean;
 	started: boolean;
 	/** Found unproven by a check after an interrupted one. */
