@@ -523,6 +523,28 @@ async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60 } = {}) {
 	}
 }
 
+/**
+ * A client of n8n's REST API with a session cookie: `rest(method, route, body)` gives the answer's
+ * `data`; an instance still starting up is asked again, any other failure is thrown with its status.
+ */
+function restClient(url, cookie) {
+	return async function rest(method, route, body) {
+		for (;;) {
+			const response = await fetch(`${url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+			const text = await response.text();
+			if (response.ok) return JSON.parse(text).data;
+			if (!/starting up/.test(text)) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
+			await sleep(1000);
+		}
+	};
+}
+
+/** Makes an imported workflow active (published) with n8n's CLI before n8n starts, as a user leaves it. */
+async function publishWorkflow(env, id) {
+	const result = await n8nCli(['publish:workflow', `--id=${id}`], env);
+	if (result.code !== 0) throw new Error(`publish:workflow --id=${id} failed:\n${result.stdout}${result.stderr}`);
+}
+
 /** The result JSON of `n8n execute --rawOutput`, which prints log lines before (and after) it. */
 function parseExecuteOutput(stdout) {
 	const lines = stdout.split('\n');
@@ -555,6 +577,8 @@ module.exports = {
 	freePort,
 	startServer,
 	ensureOwner,
+	restClient,
+	publishWorkflow,
 	parseExecuteOutput,
 	npmEnv,
 	log,

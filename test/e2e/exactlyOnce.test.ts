@@ -61,7 +61,7 @@ let sandbox: Sandbox;
 let userFolder: string;
 let env: Record<string, string>;
 let server: { url: string; stop: () => Promise<void> };
-let cookie: string;
+let rest: (method: string, route: string, body?: unknown) => Promise<unknown>;
 
 const workflows = {
 	retryInternal: batchWorkflow('eoRetryInternal', [topUp(11), topUp(12), topUp(13, { transferId: 'eo-retry-row-2' })], internalPay()),
@@ -89,7 +89,7 @@ beforeAll(async () => {
 	await n8n.importWorkflows(userFolder, env, Object.values(workflows));
 	const serverEnv = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 	server = await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'));
-	cookie = await n8n.ensureOwner(server.url);
+	rest = n8n.restClient(server.url, await n8n.ensureOwner(server.url));
 });
 
 afterAll(async () => {
@@ -119,13 +119,6 @@ async function execute(id: string) {
 /** The Pay node's items over all its runs (a loop runs it once per batch). */
 function payOutput(run: { data: { resultData: { runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Json }>> } }>> } } }) {
 	return (run.data.resultData.runData.Pay ?? []).flatMap((task) => task.data?.main?.[0] ?? []).map((item) => item.json);
-}
-
-async function rest(method: string, route: string, body?: unknown) {
-	const response = await fetch(`${server.url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
-	return (JSON.parse(text) as { data: unknown }).data;
 }
 
 async function executionsOf(workflowId: string) {

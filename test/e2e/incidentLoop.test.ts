@@ -43,7 +43,7 @@ let sandbox: Sandbox;
 let userFolder: string;
 let env: Record<string, string>;
 let server: { url: string; stop: () => Promise<void> } | undefined;
-let cookie: string;
+let rest: (method: string, route: string, body?: unknown) => Promise<unknown>;
 
 beforeAll(async () => {
 	await n8n.ensureRuntime();
@@ -54,11 +54,10 @@ beforeAll(async () => {
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	await n8n.importWorkflows(userFolder, env, [example('incident-guarded-batch'), example('incident-release-held'), readHeld]);
 	// The release workflow is active (published) before n8n starts, as a user would leave it.
-	const published = await n8n.n8nCli(['publish:workflow', '--id=payoutsReleaseHeld'], env);
-	if (published.code !== 0) throw new Error(`publish:workflow failed:\n${published.stdout}${published.stderr}`);
+	await n8n.publishWorkflow(env, 'payoutsReleaseHeld');
 	const started = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 	server = started;
-	cookie = await n8n.ensureOwner(started.url);
+	rest = n8n.restClient(started.url, await n8n.ensureOwner(started.url));
 });
 
 afterAll(async () => {
@@ -66,13 +65,6 @@ afterAll(async () => {
 	await sandbox?.close();
 	if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 });
-
-async function rest(method: string, route: string, body?: unknown) {
-	const response = await fetch(`${server?.url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
-	return (JSON.parse(text) as { data: unknown }).data;
-}
 
 type RunData = { resultData: { error?: Json; runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Json }>> } }>> } };
 

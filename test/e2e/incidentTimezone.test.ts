@@ -47,7 +47,7 @@ const workflow = {
 let sandbox: Sandbox;
 let userFolder: string;
 let server: { url: string; stop: () => Promise<void> } | undefined;
-let cookie: string;
+let rest: (method: string, route: string, body?: unknown) => Promise<unknown>;
 
 beforeAll(async () => {
 	await n8n.ensureRuntime();
@@ -62,11 +62,10 @@ beforeAll(async () => {
 	delete env.GENERIC_TIMEZONE;
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	await n8n.importWorkflows(userFolder, env, [workflow]);
-	const published = await n8n.n8nCli(['publish:workflow', `--id=${workflow.id}`], env);
-	if (published.code !== 0) throw new Error(`publish:workflow failed:\n${published.stdout}${published.stderr}`);
+	await n8n.publishWorkflow(env, workflow.id);
 	const started = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 	server = started;
-	cookie = await n8n.ensureOwner(started.url);
+	rest = n8n.restClient(started.url, await n8n.ensureOwner(started.url));
 });
 
 afterAll(async () => {
@@ -74,13 +73,6 @@ afterAll(async () => {
 	await sandbox?.close();
 	if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 });
-
-async function rest(route: string) {
-	const response = await fetch(`${server?.url}/rest${route}`, { headers: { cookie } });
-	const text = await response.text();
-	if (!response.ok) throw new Error(`GET ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
-	return (JSON.parse(text) as { data: unknown }).data;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, seconds: number): Promise<T> {
 	const deadline = Date.now() + seconds * 1000;
@@ -103,11 +95,11 @@ function polls(): number[] {
 
 async function runsOfWorkflow(): Promise<Json[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
-	return ((await rest(`/executions?filter=${filter}&limit=20`)) as { results: Json[] }).results;
+	return ((await rest('GET', `/executions?filter=${filter}&limit=20`)) as { results: Json[] }).results;
 }
 
 test("an incident opened now starts a run on the trigger's next poll, with the service in +05:30 and n8n in its default timezone", async () => {
-	expect(((await rest('/settings')) as Json).timezone).toBe('America/New_York');
+	expect(((await rest('GET', '/settings')) as Json).timezone).toBe('America/New_York');
 	// Activation polled once: what exists is history.
 	await until("the trigger's first poll", () => (polls().length >= 1 ? true : undefined), 60);
 	expect(await runsOfWorkflow()).toEqual([]);
@@ -125,7 +117,7 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	expect(polls().filter((time) => time > openedAt)).toHaveLength(1);
 	expect(run).toMatchObject({ mode: 'trigger' });
 
-	const saved = (await rest(`/executions/${run.id}`)) as { data: string; status: string };
+	const saved = (await rest('GET', `/executions/${run.id}`)) as { data: string; status: string };
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const flatted = require(require.resolve('flatted', { paths: [n8n.RUNTIME_DIR] })) as { parse: (text: string) => unknown };
 	const data = flatted.parse(saved.data) as { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Json }>> } }>> } };

@@ -24,7 +24,7 @@ const ROWS = Number(process.env.PAYOUTS_SCALE_ROWS ?? 12_000);
 let sandbox: Sandbox;
 let userFolder: string;
 let server: { url: string; stop: () => Promise<void> };
-let cookie: string;
+let rest: (method: string, route: string, body?: unknown) => Promise<unknown>;
 
 beforeAll(async () => {
 	await n8n.ensureRuntime();
@@ -34,7 +34,7 @@ beforeAll(async () => {
 	const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
-	cookie = await n8n.ensureOwner(server.url);
+	rest = n8n.restClient(server.url, await n8n.ensureOwner(server.url));
 });
 
 afterAll(async () => {
@@ -47,16 +47,6 @@ beforeEach(() => {
 	sandbox.reset();
 	sandbox.configure({ internalDuplicates: 'book' });
 });
-
-async function rest(method: string, route: string, body?: unknown) {
-	for (;;) {
-		const response = await fetch(`${server.url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-		const text = await response.text();
-		if (response.ok) return (JSON.parse(text) as { data: unknown }).data;
-		if (/starting up/.test(text)) await new Promise((resolve) => setTimeout(resolve, 1000));
-		else throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
-	}
-}
 
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
 const pays = {
