@@ -524,15 +524,26 @@ async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60 } = {}) {
 }
 
 /**
- * A client of n8n's REST API with a session cookie: `rest(method, route, body)` gives the answer's
- * `data`; an instance still starting up is asked again, any other failure is thrown with its status.
+ * Signs in as the owner (setting the instance up if it is new) and gives a client of n8n's REST API:
+ * `rest(method, route, body)` gives the answer's `data`. An instance still starting up is asked
+ * again. A session the instance stops accepting (seen once in CI on n8n 2.41.1, cause not found) is
+ * renewed by signing in again, once per request and said on the console; any other failure is
+ * thrown with its status.
  */
-function restClient(url, cookie) {
+async function restClient(url) {
+	let cookie = await ensureOwner(url);
 	return async function rest(method, route, body) {
+		let renewed = false;
 		for (;;) {
 			const response = await fetch(`${url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 			const text = await response.text();
 			if (response.ok) return JSON.parse(text).data;
+			if (response.status === 401 && !renewed) {
+				console.warn(`n8n refused the session on ${method} ${route} (HTTP 401): signing in again`);
+				cookie = await ensureOwner(url);
+				renewed = true;
+				continue;
+			}
 			if (!/starting up/.test(text)) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
 			await sleep(1000);
 		}

@@ -89,7 +89,7 @@ beforeAll(async () => {
 	await n8n.importWorkflows(userFolder, env, Object.values(workflows));
 	const serverEnv = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 	server = await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'));
-	rest = n8n.restClient(server.url, await n8n.ensureOwner(server.url));
+	rest = await n8n.restClient(server.url);
 });
 
 afterAll(async () => {

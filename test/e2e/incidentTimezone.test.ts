@@ -65,7 +65,7 @@ beforeAll(async () => {
 	await n8n.publishWorkflow(env, workflow.id);
 	const started = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 	server = started;
-	rest = n8n.restClient(started.url, await n8n.ensureOwner(started.url));
+	rest = await n8n.restClient(started.url);
 });
 
 afterAll(async () => {

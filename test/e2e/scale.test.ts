@@ -34,7 +34,7 @@ beforeAll(async () => {
 	const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
-	rest = n8n.restClient(server.url, await n8n.ensureOwner(server.url));
+	rest = await n8n.restClient(server.url);
 });
 
 afterAll(async () => {
