@@ -111,9 +111,8 @@ function expectEachPaidOnce(amounts: number[]) {
 }
 
 async function execute(id: string) {
-	const result = await n8n.n8nCli(['execute', `--id=${id}`, '--rawOutput'], env);
-	const run = n8n.parseExecuteOutput(result.stdout);
-	return { code: result.code, run, pay: payOutput(run), error: run.data.resultData.error as Json | undefined };
+	const { code, run } = await n8n.executeWorkflow(id, env);
+	return { code, run, pay: payOutput(run), error: run.data.resultData.error as Json | undefined };
 }
 
 /** The Pay node's items over all its runs (a loop runs it once per batch). */

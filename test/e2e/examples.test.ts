@@ -71,11 +71,10 @@ afterAll(async () => {
 beforeEach(() => sandbox.reset());
 
 async function execute(id: string) {
-	const result = await n8n.n8nCli(['execute', `--id=${id}`, '--rawOutput'], env);
-	const run = n8n.parseExecuteOutput(result.stdout);
+	const { code, run } = await n8n.executeWorkflow(id, env);
 	const output = (node: string, branch = 0) =>
 		(run.data.resultData.runData[node]?.[0]?.data?.main?.[branch] ?? []).map((item: { json: Record<string, unknown> }) => item.json);
-	return { code: result.code, run, output, error: run.data.resultData.error };
+	return { code, run, output, error: run.data.resultData.error };
 }
 
 test('scheduled incident check: one notification message per unresolved incident of today', async () => {
