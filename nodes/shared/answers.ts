@@ -10,44 +10,82 @@ import type { Envelope, PayoutOperation } from './types';
  * Step 3 of the routine: each answer read by its body and judged, a pure function of the answer
  * (transport.ts read it): outcomes for SUCCESS and PENDING, a failure with the error table's hint
  * (errors.ts) for ERROR, UNKNOWN for a transfer that may have moved money without a clear answer,
- * and ALREADY_SUBMITTED for this node's own repeat that the service refused as a duplicate.
+ * and ALREADY_SUBMITTED for this node's own repeat that the service refused as a duplicate. The
+ * items for rows the record did not let go out (ALREADY_SUBMITTED, ALREADY_EXISTS) are made here too.
  */
 
+/** Where an ALREADY_SUBMITTED comes from: the service's refusal of this node's repeat, the first answer, or the dashboard. */
+export interface EarlierAnswer {
+	service?: { subCode: string | null; message: string };
+	first?: IDataObject;
+	byDashboard?: string;
+	contradiction?: string;
+}
+
 /**
- * This node's own earlier request with this row's values reached the service: from the node's
- * record (answered then), or from the service refusing the repeat as a duplicate (`answer`).
+ * This node's own earlier request with this row's values reached the service (the record says so,
+ * or the service refused the repeat as a duplicate), or the user's dashboard says it is paid.
  */
-export function alreadySubmitted(entry: Planned, answer?: { subCode: string | null; message: string }): IDataObject {
-	return {
+export function alreadySubmitted(entry: Planned, earlier: EarlierAnswer = {}): IDataObject {
+	const { first, byDashboard, contradiction, service } = earlier;
+	const item: IDataObject = {
 		status: 'ALREADY_SUBMITTED',
-		subCode: answer?.subCode ?? null,
-		message: answer?.message ?? 'This node sent this transfer with these values before, and the service answered it then',
+		subCode: service?.subCode ?? null,
+		message:
+			service?.message ??
+			(byDashboard
+				? `The payouts dashboard says ${byDashboard} for this transfer (Options > 'Dashboard Status'): not sent again`
+				: `This node sent this transfer with these values before${first ? ` and the service answered ${String(first.status)}` : ''}: not sent again`),
 		transferId: entry.params.transferId as string,
-		hint: 'Not paid again: an earlier request of this node with this Transfer ID and these values reached the service. Its outcome is in the dashboard (and in the earlier execution).',
+	};
+	if (first) Object.assign(item, { firstStatus: first.status, referenceId: first.referenceId ?? null, utr: first.utr ?? null });
+	item.hint = contradiction
+		? `The dashboard says ${contradiction}, but the service answered this node's request clearly: the node leaves the transfer as it is. Check it with the service (it may have been reversed), and check that the dashboard row is this transfer's.`
+		: 'Not paid again: this is the transfer an earlier run sent. Its outcome and bank reference are in the earlier execution and in the dashboard.';
+	return item;
+}
+
+/**
+ * The service already has a transfer with this Transfer ID, and this node has no record of sending
+ * it with these values (or only the dashboard says so). Nothing moved now; whose it is, the node
+ * cannot tell, so it never says "use a new Transfer ID" before the user has looked.
+ */
+export function alreadyExists(entry: Planned, said: { subCode: string | null; message: string }, reach: number): IDataObject {
+	return {
+		status: 'ALREADY_EXISTS',
+		subCode: said.subCode,
+		message: said.message,
+		transferId: entry.params.transferId as string,
+		hint: `Not paid by this run: the service already has a transfer with Transfer ID ${String(entry.params.transferId)}, and this node has no record of sending it with these values (it remembers its last ${reach.toLocaleString('en-US')} transfers). Look it up in the dashboard: if it is this payout (sent from elsewhere, long ago, or by another execution of this node at the same moment), it is paid; only if it is another payout, give this row a Transfer ID of its own.`,
 	};
 }
 
-export function unknownOutcomeHint(entry: Planned, operation: PayoutOperation): string {
-	const { transferId } = entry.params;
-	const resend = operation.refusesDuplicateTransferId
-		? 'sending it again with the same Transfer ID is safe because the service refuses a duplicate.'
-		: 'this node will not send it again, because the service may not refuse a repeated internal transfer.';
-	return `The request may have reached the service. Look up Transfer ID ${String(transferId)} in the dashboard before doing anything else; ${resend}`;
+/** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
+export function unknownOutcomeHint(entry: Planned, serviceGuards: boolean): string {
+	const transferId = String(entry.params.transferId);
+	return serviceGuards
+		? `The transfer may have been paid. Run the row again with the same Transfer ID (${transferId}): the service refuses a second transfer with it, so the row then reads SUCCESS or ALREADY_SUBMITTED. Never give it a new Transfer ID while its outcome is unknown.`
+		: settleAdvice(transferId);
+}
+
+/** Where the node guards a transfer, an unknown outcome is settled from the dashboard. */
+export function settleAdvice(transferId: string): string {
+	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. Look up Transfer ID ${transferId} in the payouts dashboard and map its status to Options > 'Dashboard Status' (SUCCESS or PENDING: paid; FAILED, REJECTED or NOT_FOUND: not paid, sent once), then run the row again. Never give it a new Transfer ID while its outcome is unknown.`;
 }
 
 /** Turns one answer into output items or a failure; the only place that judges answers. */
-export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
+export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string, serviceGuards = operation.refusesDuplicateTransferId === true): Outcome {
 	const item = `[item ${entry.index}]`;
 	// A transfer without a clear answer may have moved money: say so, never guess.
 	const unclear = (what: string, httpStatus?: number): Failure =>
 		operation.movesMoney
 			? {
 					message: redact(`The outcome of the transfer is unknown: ${what} ${item}`),
-					hint: unknownOutcomeHint(entry, operation),
+					hint: unknownOutcomeHint(entry, serviceGuards),
 					status: 'UNKNOWN',
 					fromService: true,
 					subCode: httpStatus ? String(httpStatus) : undefined,
-					retryable: operation.refusesDuplicateTransferId === true,
+					retryable: serviceGuards,
 				}
 			: {
 					message: redact(`The service did not answer clearly: ${what} ${item}`),
@@ -84,18 +122,18 @@ export function interpret(operation: PayoutOperation, answer: Answer, entry: Pla
 			if (operation.host === 'verification' && answer.envelope.status === 'ERROR') {
 				return { failure: tokenFailure(answer.httpStatus, answer.envelope as unknown as IDataObject, item, redact) };
 			}
-			return envelopeOutcome(operation, answer.envelope, entry, resent, redact);
+			return envelopeOutcome(operation, answer.envelope, entry, resent, redact, serviceGuards);
 	}
 }
 
-export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, resent: boolean, redact: (text: string) => string): Outcome {
+export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, resent: boolean, redact: (text: string) => string, serviceGuards: boolean): Outcome {
 	if (envelope.status !== 'ERROR') return { items: operation.output(envelope, entry.params) };
 	const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
 	const serviceMessage = redact(envelope.message);
 	const item = `[item ${entry.index}]`;
 	if (operation.movesMoney && resent && /transfer id already exists/i.test(envelope.message)) {
 		// This node's own earlier request with these values reached the service: submitted once, not twice.
-		return { items: [alreadySubmitted(entry, { subCode: envelope.subCode, message: serviceMessage })] };
+		return { items: [alreadySubmitted(entry, { service: { subCode: envelope.subCode, message: serviceMessage } })] };
 	}
 	const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
 	const unknown = operation.movesMoney && (row.unknownOutcome === true || serverSide);
@@ -103,12 +141,12 @@ export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, 
 		failure: {
 			message: `${unknown ? 'The outcome of the transfer is unknown: ' : ''}${serviceMessage} ${item}`,
 			// A row of its own (201 "no response from bank") says it; a server fault needs the general advice.
-			hint: unknown && !row.unknownOutcome ? unknownOutcomeHint(entry, operation) : row.hint,
+			hint: unknown ? `${row.unknownOutcome ? `${row.hint} ` : ''}${unknownOutcomeHint(entry, serviceGuards)}` : row.hint,
 			status: unknown ? 'UNKNOWN' : 'ERROR',
 			fromService: true,
 			subCode: envelope.subCode,
 			serviceMessage,
-			retryable: unknown ? operation.refusesDuplicateTransferId === true : serverSide,
+			retryable: unknown ? serviceGuards : serverSide,
 		},
 	};
 }

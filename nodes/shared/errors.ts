@@ -16,7 +16,7 @@ export interface ErrorRow {
 }
 
 const TRANSFER_ID_TAKEN =
-	"A transfer with this 'Transfer ID' already exists, so this request moved no money. Check the first transfer in the dashboard; for a new transfer use a new 'Transfer ID'.";
+	"A transfer with this 'Transfer ID' already exists, so this request moved no money. Look it up in the dashboard before changing anything: it may be this very payout, sent before.";
 const TOP_UP = "Top up the payout account, then run the item again with the same 'Transfer ID'.";
 const BANK_DETAILS = "The beneficiary's bank account number or IFSC is invalid: correct the beneficiary's bank details in the dashboard.";
 const TRANSFER_ID_RULE = "Set 'Transfer ID' to at most 40 letters, digits or underscores, unique per transfer.";
@@ -43,7 +43,7 @@ export const errorRows: ErrorRow[] = [
 	// Standard transfer v1.2.
 	{
 		operations: ['standardTransfer'], subCode: '201', message: /no response from bank/i, unknownOutcome: true,
-		hint: "The bank did not answer, so the transfer's outcome is unknown. Check it in the dashboard before doing anything else; sending it again with the same 'Transfer ID' is safe because the service refuses a duplicate.",
+		hint: 'The service took the transfer but the bank did not answer.',
 	},
 	{ operations: ['standardTransfer'], subCode: '400', message: /mode not valid/i, hint: "This beneficiary cannot receive this 'Transfer Mode': choose another mode." },
 	{ operations: ['standardTransfer'], subCode: '400', message: /balance/i, hint: TOP_UP },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -5,8 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { displayNames } from './describe';
 import { guardIncidents } from './incidentGuard';
 import { checkItems, invalid } from './items';
-import { withTransferIds } from './madeTransferIds';
-import { parseDashboardOutcomes, readOptions } from './options';
+import { readOptions } from './options';
 import { outputItems, refuseBatchIfAny, stoppedBatchNote, toNodeError } from './output';
 import { TransferRecord } from './record';
 import type { Run } from './routine';
@@ -17,11 +17,11 @@ import type { PayoutOperation } from './types';
 
 /**
  * The one execute routine of every payouts node, in four steps, each in a file of its own:
- * 1. items.ts: read and check every item before the first request (a bad row moves no money);
- *    then, for transfers, the Incident Guard (incidentGuard.ts) and Transfer IDs for rows without
- *    one (madeTransferIds.ts);
- * 2. sending.ts: send the good items, bounded, paced, each transfer at most once as the node's
- *    record of sent transfers says (record/), retried only where that is safe;
+ * 1. items.ts: read and check every item before the first request (a bad row moves no money),
+ *    each transfer with the Transfer ID it will be sent with; then, for standard transfers, the
+ *    Incident Guard (incidentGuard.ts);
+ * 2. sending.ts: send the good items, bounded, paced, each transfer claimed first in the node's
+ *    record of sent transfers (record/), sent again only with the same Transfer ID;
  * 3. answers.ts: judge each answer by its body, ERROR subCodes mapped to hints (errors.ts);
  * 4. output.ts: output in input order, every item paired with the item it came from.
  */
@@ -40,7 +40,9 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
-	const { outcomes, secretsOf, ...checked } = await checkItems(this, operation, schema, displayNames(operation), [credentials.accessToken, credentials.clientSecret]);
+	// Only rows paid again on every run need the run's identity.
+	const origin = { workflowId, nodeId: node.id, executionId: this.getExecutionId() || randomUUID(), runIndex: options.payEveryRun ? runIndexOf(this) : 0, payEveryRun: options.payEveryRun };
+	const { outcomes, secretsOf, ...checked } = await checkItems(this, operation, schema, displayNames(operation), [credentials.accessToken, credentials.clientSecret], origin);
 	let { planned } = checked;
 	refuseBatchIfAny(node, outcomes, continueOnFail, 'invalid');
 
@@ -57,36 +59,31 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
 
-	// 2. Send (or, in a dry run, describe) the items, recorded so that no re-run pays twice.
-	if (operation.movesMoney && !options.dryRun && planned.length > 0) {
-		run.record = await TransferRecord.open(this, { workflowId, refusesDuplicates: operation.refusesDuplicateTransferId === true, concurrency: options.concurrency });
-	}
+	// 2. Send (or, in a dry run, describe) the items, each claimed in the node's record first.
+	if (operation.movesMoney && planned.length > 0) run.record = TransferRecord.open(this, workflowId, options.serviceRefusesRepeats ? 'service' : 'node');
 	try {
-		const made = await withTransferIds(this, run, planned, outcomes);
-		planned = made.planned;
-		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused');
-		const { stoppingFailure, sentItems } = await sendItems(run, planned, outcomes, secretsOf, continueOnFail, made.round === undefined ? undefined : { round: made.round, inRound: made.inRound });
-		if (stoppingFailure) throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, operation.movesMoney ? stoppedBatchNote(sentItems, outcomes) : '');
+		const { stoppingFailure, sentItems } = await sendItems(run, planned, outcomes, secretsOf, continueOnFail, notes);
+		if (stoppingFailure) throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, operation.movesMoney ? stoppedBatchNote(sentItems, outcomes, stoppingFailure.index) : '');
 
 		// 3. (each answer was judged as it came: answers.ts) 4. Output in input order.
-		const paramsOf = new Map([...checked.planned, ...planned].map((entry) => [entry.index, entry.params]));
+		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);
 	} finally {
-		await run.record?.close(run.finishedRound);
+		const closed = await run.record?.close();
+		if (closed?.warning) this.logger.warn(`Payouts: ${closed.warning}`);
 	}
+}
+
+/** The node's run in this execution: a loop runs it again, n8n's Retry On Fail repeats the same run. */
+function runIndexOf(context: IExecuteFunctions): number {
+	return Number(context.getWorkflowDataProxy(0).$runIndex) || 0;
 }
 
 /** The Options collection, checked before anything else happens. */
 function runOptions(context: IExecuteFunctions, operation: PayoutOperation) {
 	const node = context.getNode();
 	const given = context.getNodeParameter('options', 0, {}) as Parameters<typeof readOptions>[1];
-	const dashboard = parseDashboardOutcomes(operation.movesMoney ? given.dashboardOutcomes : '');
-	if ('unreadable' in dashboard) {
-		throw new NodeOperationError(node, `'Dashboard Outcomes' has a line it cannot read: "${dashboard.unreadable}"`, {
-			description: "Write one line per transfer: the Transfer ID, then 'paid' or 'not paid', e.g. payroll_0017 paid. Nothing was sent.",
-		});
-	}
-	const options = readOptions(operation, given, dashboard.outcomes);
+	const options = readOptions(operation, given);
 	// n8n gives a node used as an AI agent's tool the type "<node type>Tool".
 	if (node.type.endsWith('Tool') && !options.allowAgentUse) {
 		throw new NodeOperationError(node, `${node.name} does not run as an AI agent's tool unless allowed`, {
@@ -101,7 +98,7 @@ function workflowIdOf(context: IExecuteFunctions): string {
 	const { id } = context.getWorkflow();
 	if (!id) {
 		throw new NodeOperationError(context.getNode(), 'Save the workflow before it sends transfers', {
-			description: 'The node keeps its record of sent transfers under the workflow, so that no re-run pays twice. Nothing was sent.',
+			description: 'The node keeps its record of sent transfers under the workflow and node, so that no re-run pays twice. Nothing was sent.',
 		});
 	}
 	return String(id);

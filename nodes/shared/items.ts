@@ -2,14 +2,16 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { sleep } from 'n8n-workflow';
 
 import { redactor } from './redact';
+import { readDashboardStatus } from './record/settle';
 import type { Failure, Outcomes, Planned } from './routine';
-import type { Params, PayoutOperation } from './types';
+import type { Params, PayoutOperation, TransferOrigin } from './types';
 
 /**
  * Step 1 of the routine: every item's parameters read and checked against the operation's rules
  * (rules.ts, one zod schema per operation) before the first request, so that a batch with a bad
  * row moves no money. Owns reading parameters, the messages that name the item, the field and the
- * rule, and the rule that one Transfer ID is one transfer within a batch.
+ * rule, the Transfer IDs made for internal rows without one, and the rule that one Transfer ID is
+ * one transfer within a batch.
  */
 
 export interface CheckedItems {
@@ -19,7 +21,17 @@ export interface CheckedItems {
 	secretsOf: Map<number, unknown[]>;
 }
 
-export async function checkItems(context: IExecuteFunctions, operation: PayoutOperation, schema: ReturnType<PayoutOperation['schema']>, names: Map<string, string>, credentialSecrets: unknown[]): Promise<CheckedItems> {
+/** Where the run is, for Transfer IDs made for rows without one (TransferOrigin without the row). */
+export type RunOrigin = Omit<TransferOrigin, 'itemIndex'>;
+
+export async function checkItems(
+	context: IExecuteFunctions,
+	operation: PayoutOperation,
+	schema: ReturnType<PayoutOperation['schema']>,
+	names: Map<string, string>,
+	credentialSecrets: unknown[],
+	origin: RunOrigin,
+): Promise<CheckedItems> {
 	const items = context.getInputData();
 	const outcomes: Outcomes = new Map();
 	const secretsOf = new Map<number, unknown[]>();
@@ -27,7 +39,7 @@ export async function checkItems(context: IExecuteFunctions, operation: PayoutOp
 	const turn = yieldingTurns();
 	for (let index = 0; index < items.length; index++) {
 		await turn();
-		const checked = checkItem(context, operation, schema, names, index, items[index]);
+		const checked = checkItem(context, operation, schema, names, index, items[index], origin);
 		secretsOf.set(index, [...credentialSecrets, ...checked.secrets]);
 		if ('failure' in checked) outcomes.set(index, { failure: checked.failure });
 		else planned.push(checked.entry);
@@ -58,10 +70,11 @@ const ITEM_FIELD = /^=\{\{\s*\$json\.([A-Za-z_$][\w$]*)\s*\}\}$/;
  * field (n8n returns it as the item holds it), so it is read from the item. Anything else is n8n's.
  */
 function parameterValue(context: IExecuteFunctions, name: string, index: number, item: INodeExecutionData | undefined): unknown {
-	const raw = context.getNodeParameter(name, index, undefined, { rawExpressions: true });
+	const raw = context.getNodeParameter(name, index, '', { rawExpressions: true });
+	if (raw === '') return undefined;
 	const field = typeof raw === 'string' ? ITEM_FIELD.exec(raw)?.[1] : undefined;
 	if (field !== undefined && item && !(field in Object.prototype)) return item.json[field];
-	return context.getNodeParameter(name, index, undefined);
+	return context.getNodeParameter(name, index, '');
 }
 
 function collectionValue(context: IExecuteFunctions, name: string, index: number, item: INodeExecutionData | undefined): Params {
@@ -90,6 +103,7 @@ function checkItem(
 	names: Map<string, string>,
 	index: number,
 	item: INodeExecutionData | undefined,
+	origin: RunOrigin,
 ): ({ entry: Planned } | { failure: Failure }) & { secrets: unknown[] } {
 	const secretFields = operation.secretFields ?? [];
 	let raw: Params = {};
@@ -97,8 +111,12 @@ function checkItem(
 		raw = definedOnly(readParameters(context, operation, index, item));
 		const secrets = secretFields.map((field) => raw[field]);
 		const result = schema.safeParse(raw);
-		// What is sent counts as a secret too: the rules trim white space.
-		if (result.success) return { entry: { index, params: result.data, request: operation.request(result.data) }, secrets: [...secrets, ...secretFields.map((field) => result.data[field])] };
+		if (result.success) {
+			// What is sent counts as a secret too: the rules trim white space.
+			const sentSecrets = [...secrets, ...secretFields.map((field) => result.data[field])];
+			const planned = plannedTransfer(context, operation, names, index, item, result.data, origin);
+			return { ...planned, secrets: sentSecrets };
+		}
 		const fields = [...new Set(result.error.issues.map((issue) => String(issue.path[0] ?? '')))];
 		const label = (field: string) => `'${names.get(field) ?? (field || 'a parameter')}'`;
 		const broken = result.error.issues.map((issue) => {
@@ -112,6 +130,34 @@ function checkItem(
 		const reason = redactor(secrets)((error as Error).message ?? String(error));
 		return { failure: invalid(index, `The parameters could not be read: ${reason}`, 'Fix the expression or value of the parameter the message names.'), secrets };
 	}
+}
+
+/**
+ * A valid row as it will be sent: for an internal row without a Transfer ID, the one made of its
+ * Top-Up Key (or of the run, where every run pays); for a transfer the node guards, what the
+ * dashboard says of it (Options > Dashboard Status).
+ */
+function plannedTransfer(
+	context: IExecuteFunctions,
+	operation: PayoutOperation,
+	names: Map<string, string>,
+	index: number,
+	item: INodeExecutionData | undefined,
+	checked: Params,
+	origin: RunOrigin,
+): { entry: Planned } | { failure: Failure } {
+	let params = checked;
+	if (operation.transferIdWhenEmpty && params.transferId === undefined) {
+		const made = operation.transferIdWhenEmpty(params, { ...origin, itemIndex: index });
+		if ('issue' in made) return { failure: invalid(index, `'${names.get('topUpKey') ?? 'Top-Up Key'}' ${made.issue}`, made.hint) };
+		params = { ...params, transferId: made.transferId };
+	}
+	const entry: Planned = { index, params, request: operation.request(params) };
+	if (!operation.movesMoney || operation.refusesDuplicateTransferId) return { entry };
+	const given = parameterValue(context, 'options.dashboardStatus', index, item);
+	const dashboard = readDashboardStatus(given);
+	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `'Dashboard Status' ${dashboard.issue} (given: ${shown(given)})`, "Map 'Dashboard Status' to the dashboard's status of this row's Transfer ID, or leave it empty.") };
+	return { entry: dashboard ? { ...entry, dashboard } : entry };
 }
 
 /** A value as the user gave it, short enough for a message. */
@@ -141,7 +187,13 @@ function sharedTransferIds(planned: Planned[]): Map<number, Failure> {
 		if (indexes.length < 2) continue;
 		for (const index of indexes) {
 			const others = indexes.filter((other) => other !== index).join(', ');
-			failures.set(index, invalid(index, `'Transfer ID' ${transferId} is also used by item ${others}`, "Give each row its own 'Transfer ID': one Transfer ID is one transfer."));
+			const key = planned.find((entry) => entry.index === index)?.params.topUpKey;
+			failures.set(
+				index,
+				key === undefined
+					? invalid(index, `'Transfer ID' ${transferId} is also used by item ${others}`, "Give each row its own 'Transfer ID': one Transfer ID is one transfer.")
+					: invalid(index, `'Top-Up Key' ${shown(key)} is also used by item ${others}`, "Give each top-up its own 'Top-Up Key' (e.g. add the row's own column to it): one key is one transfer, paid once."),
+			);
 		}
 	}
 	return failures;

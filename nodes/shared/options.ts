@@ -2,18 +2,21 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { incidentGuardOption, readGuardSettings } from './incidentGuardOption';
 import type { GuardSettings } from './incidentGuardOption';
+import { DASHBOARD_WORDS } from './record/settle';
 import type { PayoutOperation } from './types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
 export interface RunOptions {
 	allowAgentUse: boolean;
 	concurrency: number;
-	/** Transfers: what the dashboard says of Transfer IDs the node reported UNKNOWN. */
-	dashboardOutcomes: DashboardOutcomes;
 	dryRun: boolean;
 	requestsPerSecond: number;
 	retries: number;
 	timeout: number;
+	/** Internal transfers: rows without a Transfer ID or Top-Up Key are new transfers in every run. */
+	payEveryRun: boolean;
+	/** Internal transfers: the user says the service refuses a repeated Transfer ID, as for card and standard. */
+	serviceRefusesRepeats: boolean;
 	/** Standard transfers: check items against open bank incidents first (off when undefined). */
 	incidentGuard?: GuardSettings;
 }
@@ -25,38 +28,13 @@ export function kindOf(operation: PayoutOperation): Kind {
 	return operation.host === 'verification' ? 'token' : 'read';
 }
 
-/**
- * What the payouts dashboard says of a transfer whose outcome the node could not know: paid, or
- * not paid at the user's n-th look (a "not paid" is acted on once: after another unknown
- * outcome the node asks for the next look).
- */
-export type DashboardOutcome = { paid: true } | { paid: false; look: number };
-export type DashboardOutcomes = Map<string, DashboardOutcome>;
-
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, Omit<RunOptions, 'dashboardOutcomes'>> = {
+export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats'>> = {
 	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
 	token: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 };
-
-/**
- * Options > Dashboard Outcomes: one line per Transfer ID, "<Transfer ID> paid", "<Transfer ID> not
- * paid", or "<Transfer ID> not paid <n>" for the n-th look (blank lines ignored). Returns the
- * outcomes, or the first line it cannot read.
- */
-export function parseDashboardOutcomes(text: unknown): { outcomes: DashboardOutcomes } | { unreadable: string } {
-	const outcomes: DashboardOutcomes = new Map();
-	for (const line of String(text ?? '').split(/\r?\n/)) {
-		const trimmed = line.trim().replace(/\s+/g, ' ');
-		if (trimmed === '') continue;
-		const [, transferId, not, look] = /^(\S+)[ ,:;=]+(not )?paid(?: (\d+))?$/i.exec(trimmed) ?? [];
-		if (!transferId || (look !== undefined && (!not || Number(look) < 1))) return { unreadable: trimmed };
-		outcomes.set(transferId, not ? { paid: false, look: Number(look ?? 1) } : { paid: true });
-	}
-	return { outcomes };
-}
 
 const MAX_CONCURRENCY = 20;
 const MAX_RETRIES = 5;
@@ -80,15 +58,14 @@ const allowAgentUse: INodeProperties = {
 		'Whether this node may run when an AI agent calls it as a tool. Off by default: an agent could invent amounts, beneficiaries or Transfer IDs, or see secrets.',
 };
 
-const dashboardOutcomes: INodeProperties = {
-	displayName: 'Dashboard Outcomes',
-	name: 'dashboardOutcomes',
+// Only rows the node itself guards need it (settle.ts); the words are the dashboard's own.
+const dashboardStatus: INodeProperties = {
+	displayName: 'Dashboard Status',
+	name: 'dashboardStatus',
 	type: 'string',
-	typeOptions: { rows: 4 },
 	default: '',
-	placeholder: 'e.g. payroll_0017 paid',
-	description:
-		"What the payouts dashboard says of transfers this node reported UNKNOWN: one line each, the Transfer ID then 'paid' or 'not paid'. On the next run a paid one reads ALREADY_SUBMITTED and a not-paid one is sent once, with its Transfer ID; if that send is unknown again, look again and write 'not paid 2' (then 3, ...). Lines for other transfers change nothing.",
+	placeholder: 'e.g. {{ $json.dashboardStatus }}',
+	description: `For rows in doubt (UNKNOWN: sent without a clear answer, never sent again on a guess): what the payouts dashboard says of the row's Transfer ID, mapped from a column, e.g. of the dashboard's CSV export merged with the batch. ${DASHBOARD_WORDS.paid.join(' or ')}: the row reads ALREADY_SUBMITTED. ${DASHBOARD_WORDS.notPaid.join(', ')}: the row is sent again once, with its Transfer ID. Other rows: noted, nothing changes.`,
 };
 
 const dryRun: INodeProperties = {
@@ -96,7 +73,26 @@ const dryRun: INodeProperties = {
 	name: 'dryRun',
 	type: 'boolean',
 	default: false,
-	description: 'Whether to validate every item and output the exact request that would be sent (secrets masked) without sending anything',
+	description:
+		'Whether to check every item and output the request a real run would send (secrets masked), and which rows a real run would not pay because this node sent them before, without sending anything',
+};
+
+const payEveryRun: INodeProperties = {
+	displayName: 'Pay Again on Every Run',
+	name: 'payEveryRun',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run after a failure, n8n's Retry of an execution or a second delivery of the same event pays them again. n8n's Retry On Fail repeats the same run and does not pay again.",
+};
+
+const serviceRefusesRepeats: INodeProperties = {
+	displayName: 'Service Refuses Repeated Transfer IDs',
+	name: 'serviceRefusesRepeats',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether your payouts service refuses a second internal transfer with a Transfer ID it has seen (answering that it already exists), as it does for card and standard transfers. The interface does not say so: turn it on only if the service confirms it. On: the service guards against paying twice and a transfer without a clear answer may be sent again with its Transfer ID. Off: this node's record guards it and never sends such a transfer again on a guess.",
 };
 
 const requestsPerSecond: INodeProperties = {
@@ -109,13 +105,13 @@ const requestsPerSecond: INodeProperties = {
 };
 
 const transferRetries: INodeProperties = {
-	displayName: 'Retries of Unknown Outcomes',
+	displayName: 'Resend If No Clear Answer',
 	name: 'retries',
 	type: 'number',
 	typeOptions: { minValue: 0, maxValue: MAX_RETRIES, numberPrecision: 0 },
 	default: 0,
 	description:
-		'How often to send a transfer again, with the same Transfer ID, when no clear answer came (timeout, dropped connection, 5xx). The service refuses a duplicate Transfer ID, so no one is paid twice.',
+		"How often to send a transfer again, with the same Transfer ID, when no clear answer came (a timeout, a dropped connection, a 5xx answer), waiting longer each time. Safe where the service refuses a second transfer with the same Transfer ID. Unlike n8n's Retry On Fail, which runs the whole node again, it re-sends only the transfers without an answer.",
 };
 
 const readRetries: INodeProperties = {
@@ -127,24 +123,22 @@ const readRetries: INodeProperties = {
 	description: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
 };
 
-// Internal transfers without a Transfer ID: what "the same top-up" means (record/rounds.ts).
-const topUpKey: INodeProperties = {
-	displayName: 'Top-Up Key',
-	name: 'topUpKey',
-	type: 'string',
-	default: '',
-	placeholder: "e.g. {{ $today.toFormat('yyyy-MM') }}",
-	description:
-		"For rows without a Transfer ID: what makes them the same top-up, with the amount and account. The same key is paid once; a new key is a new top-up. Empty: the node's top-up round (while a run is unfinished its rows repeat; after it finished, the next run's rows are new).",
-};
-
-const timeout: INodeProperties = {
-	displayName: 'Timeout',
+const transferTimeout: INodeProperties = {
+	displayName: 'Timeout (Ms)',
 	name: 'timeout',
 	type: 'number',
 	typeOptions: { minValue: 1000, numberPrecision: 0 },
 	default: 30000,
-	description: 'How long to wait for an answer, in milliseconds',
+	description: "How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
+};
+
+const timeout: INodeProperties = {
+	displayName: 'Timeout (Ms)',
+	name: 'timeout',
+	type: 'number',
+	typeOptions: { minValue: 1000, numberPrecision: 0 },
+	default: 30000,
+	description: "How long to wait for the service's answer, in milliseconds",
 };
 
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */
@@ -153,16 +147,20 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	const choices: Record<Kind, INodeProperties[]> = {
 		transfer: [
 			allowAgentUse,
-			concurrencyOf(1, 'How many transfers may be in flight at once. Output keeps the input order. Raise it only if your account allows parallel payouts.'),
-			dashboardOutcomes,
+			concurrencyOf(
+				1,
+				'How many transfers are sent at once. Output keeps the input order. Raise it only if your account allows parallel payouts. If n8n stops mid-batch, up to this many transfers (and the few claimed to go next) may be in doubt.',
+			),
+			// Only where the node itself guards a transfer can a row be in doubt.
+			...(operation.refusesDuplicateTransferId ? [] : [dashboardStatus]),
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
+			...(operation.transferIdWhenEmpty ? [payEveryRun] : []),
 			requestsPerSecond,
-			// Only where the service refuses a repeated Transfer ID is a re-send safe.
-			...(operation.refusesDuplicateTransferId ? [transferRetries] : []),
-			timeout,
-			...(operation.transferIdWhenEmpty ? [topUpKey] : []),
+			transferRetries,
+			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
+			transferTimeout,
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
 		token: [allowAgentUse, timeout],
@@ -177,22 +175,21 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	};
 }
 
-export function readOptions(
-	operation: PayoutOperation,
-	given: Partial<Omit<RunOptions, 'incidentGuard' | 'dashboardOutcomes'>> & { incidentGuard?: unknown; dashboardOutcomes?: unknown },
-	outcomes: DashboardOutcomes = new Map(),
-): RunOptions {
+export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunOptions, 'incidentGuard'>> & { incidentGuard?: unknown }): RunOptions {
 	const defaults = DEFAULTS[kindOf(operation)];
 	const whole = (value: unknown, fallback: number, min: number, max: number) =>
 		typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
+	const serviceRefusesRepeats = operation.refusesDuplicateTransferId === true || given.serviceRefusesRepeats === true;
 	return {
 		allowAgentUse: defaults.allowAgentUse || given.allowAgentUse === true,
-		dashboardOutcomes: outcomes,
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
 		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,
-		retries: kindOf(operation) === 'token' || (operation.movesMoney && !operation.refusesDuplicateTransferId) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
+		// A transfer is sent again only where the service refuses a repeated Transfer ID.
+		retries: kindOf(operation) === 'token' || (operation.movesMoney && !serviceRefusesRepeats) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
+		payEveryRun: given.payEveryRun === true,
+		serviceRefusesRepeats,
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};
 }

@@ -49,18 +49,22 @@ export function refuseBatchIfAny(node: Node, outcomes: Outcomes, continueOnFail:
 }
 
 /**
- * Every item whose request may have reached the service, with what is known of it, so that a
- * stopped batch never leaves a paid row unaccounted for (several may be in flight at once).
+ * Every item whose request went out in this run, with what is known of it and its bank references,
+ * so that a stopped batch never leaves a paid row unaccounted for (several may be in flight at once).
  */
-export function stoppedBatchNote(sentItems: number[], outcomes: Outcomes): string {
-	if (sentItems.length === 0) return '';
-	const statusOf = (index: number) => {
+export function stoppedBatchNote(sentItems: number[], outcomes: Outcomes, stoppedAt: number): string {
+	const others = sentItems.filter((index) => index !== stoppedAt);
+	if (others.length === 0) return 'No other transfer was sent in this run.';
+	const describe = (index: number) => {
 		const outcome = outcomes.get(index);
-		if (!outcome) return 'no answer yet';
-		return 'items' in outcome ? String(outcome.items[0]?.status) : outcome.failure.status;
+		if (!outcome) return `item ${index}: no answer yet`;
+		if ('failure' in outcome) return `item ${index}: ${outcome.failure.status}`;
+		const { status, referenceId, utr } = outcome.items[0] ?? {};
+		const references = [referenceId ? `referenceId ${String(referenceId)}` : '', utr ? `utr ${String(utr)}` : ''].filter(Boolean).join(', ');
+		return `item ${index}: ${String(status)}${references ? ` (${references})` : ''}`;
 	};
-	const list = [...sentItems].sort((a, b) => a - b).map((index) => `${index} (${statusOf(index)})`);
-	return `Items sent in this run: ${list.join(', ')}. Run the same items again with the same Transfer IDs: this node sends only what it has not sent before, and reports the rest as ALREADY_SUBMITTED.`;
+	const list = others.sort((a, b) => a - b).map(describe);
+	return `Also sent in this run: ${list.join('; ')}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED, with its references where this n8n still has them.`;
 }
 
 export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RunOptions } from './options';
 import type { TransferRecord } from './record';
+import type { DashboardStatus } from './record/settle';
 import type { SendTarget } from './transport';
 import type { ApiRequest, Params, PayoutOperation } from './types';
 
@@ -33,6 +34,8 @@ export interface Planned {
 	index: number;
 	params: Params;
 	request: ApiRequest;
+	/** What the payouts dashboard says of it (Options > Dashboard Status), where the node guards it. */
+	dashboard?: DashboardStatus;
 }
 
 /** Everything one run needs to send an item, read once. */
@@ -41,13 +44,9 @@ export interface Run {
 	operation: PayoutOperation;
 	target: SendTarget;
 	options: RunOptions;
-	/** What this node sent before (transfers only, not in a dry run). */
+	/** What this node sent before (transfers only). */
 	record?: TransferRecord;
-	/** The record holds as many transfers as it keeps: "Transfer Id already exists" may be this node's own, long ago. */
-	recordFull?: boolean;
 	workflowId: string;
-	/** The top-up round to finish when the run ends, if every row of it got a definite outcome. */
-	finishedRound?: number;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
 }

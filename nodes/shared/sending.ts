@@ -1,19 +1,20 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { alreadySubmitted, interpret } from './answers';
-import { definite } from './madeTransferIds';
+import { alreadyExists, alreadySubmitted, interpret, settleAdvice } from './answers';
 import { dryRunItem } from './output';
 import { redactor } from './redact';
 import { fingerprint, RECORD_REACH } from './record';
+import type { Claim } from './record';
 import type { Failure, Outcome, Outcomes, Planned, Run } from './routine';
 import { send } from './transport';
 
 /**
  * Step 2 of the routine: the checked items sent, at most Concurrency at once and Requests Per
- * Second a second, each transfer at most once as the node's record says (record/), read answers
- * retried only where that is safe. Owns the bounds and pacing, retries with backoff, and what the
- * record's verdicts become (ALREADY_SUBMITTED, UNKNOWN, nothing sent).
+ * Second a second. A transfer goes out only once the node's record (record/) has claimed it for
+ * this run; what the record says of the others becomes ALREADY_SUBMITTED, UNKNOWN or an error
+ * here, and each answer tells the record what to keep. Owns the bounds, the pacing, how far ahead
+ * rows are claimed, and re-sends (always with the same Transfer ID, only where the service guards).
  */
 
 export interface Sent {
@@ -23,21 +24,21 @@ export interface Sent {
 	stoppingFailure?: { index: number; failure: Failure };
 }
 
-export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, continueOnFail: boolean, madeRound?: { round: number; inRound: number[] }): Promise<Sent> {
-	const { operation, options, target, record } = run;
-	if (record) {
-		run.recordFull = operation.refusesDuplicateTransferId === true && (await record.full().catch(() => false));
-		record.track(
-			planned.map((entry) => {
-				const transferId = String(entry.params.transferId);
-				return { index: entry.index, transferId, print: fingerprint(operation.value, entry.request.body ?? {}), dashboard: options.dashboardOutcomes.get(transferId) };
-			}),
-		);
-	}
+export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, continueOnFail: boolean, notes: Map<number, IDataObject>): Promise<Sent> {
+	const { options } = run;
 	const sent: Sent = { sentItems: [] };
-	const perform = async (entry: Planned): Promise<boolean> => {
+	if (options.dryRun) {
+		for (const [index, outcome] of await dryRun(run, planned)) outcomes.set(index, outcome);
+		return sent;
+	}
+	const claims = claimsAhead(run, planned);
+	const perform = async (entry: Planned, position: number): Promise<boolean> => {
+		// Stopped (the editor's Stop, the workflow's timeout): nothing more is claimed or sent.
+		if (cancelled(run)) return false;
 		const redact = redactor(secretsOf.get(entry.index) ?? []);
-		const outcome = options.dryRun ? { items: [dryRunItem(operation, target, entry.request)] } : await sendOnce(run, entry, redact, () => sent.sentItems.push(entry.index));
+		const claim = await claims.of(position);
+		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
+		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, false, redact)).outcome;
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && !continueOnFail) {
 			sent.stoppingFailure ??= { index: entry.index, failure: outcome.failure };
@@ -47,28 +48,57 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 	};
 	run.pace = pacer(options.requestsPerSecond);
 	await forEachBounded(planned, options.concurrency, perform);
-	// A run that ends (not stopped) with every row of its round answered or refused finishes the
-	// round: the next run's top-ups are new. A stopped run's retry is the same top-up.
-	if (!sent.stoppingFailure && madeRound && madeRound.inRound.every((index) => definite(outcomes.get(index)))) run.finishedRound = madeRound.round;
 	return sent;
 }
 
-const BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 4000;
+/**
+ * Rows are claimed a little ahead of the lanes, so that sending never waits for the store: as far
+ * as the lanes get while two store calls (and, where the node guards, the confirmation's wait)
+ * go by. After a crash, only those rows and the ones in flight are claimed but unanswered.
+ */
+function claimsAhead(run: Run, planned: Planned[]) {
+	const { record, options } = run;
+	const claims: Array<Promise<Claim>> = [];
+	const started = Date.now();
+	let next = 0;
+	const ahead = (taken: number) => {
+		if (!record) return 0;
+		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
+		const leadMs = 2 * record.lastCallMs() + (record.guard === 'node' ? record.guardWaitMs() : 0);
+		return options.concurrency + Math.ceil((perSecond * leadMs) / 1000);
+	};
+	return {
+		async of(position: number): Promise<Claim | undefined> {
+			if (!record) return undefined;
+			for (const until = Math.min(planned.length, position + 1 + ahead(position)); next < until; next++) {
+				const entry = planned[next];
+				claims[next] = record.claim(entry.index, String(entry.params.transferId), printOf(run, entry), entry.dashboard);
+			}
+			return await claims[position];
+		},
+	};
+}
+
+const cancelled = (run: Run) => run.context.getExecutionCancelSignal?.()?.aborted === true;
+
+const printOf = (run: Run, entry: Planned) => fingerprint(run.operation.value, entry.request.body ?? {});
 
 /** Runs `work` over `list` with at most `limit` in flight, until one returns false. */
-async function forEachBounded<T>(list: T[], limit: number, work: (entry: T) => Promise<boolean>) {
+async function forEachBounded<T>(list: T[], limit: number, work: (entry: T, position: number) => Promise<boolean>) {
 	let next = 0;
 	let stopped = false;
 	const lane = async () => {
-		while (!stopped && next < list.length) if (!(await work(list[next++]))) stopped = true;
+		while (!stopped && next < list.length) {
+			const position = next++;
+			if (!(await work(list[position], position))) stopped = true;
+		}
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
 }
 
 /**
  * Requests Per Second: a turn for each request, right before it goes out (a transfer first waits
- * for its claim in the record, and retries are requests too), at most `perSecond` a second.
+ * for its claim in the record, and re-sends are requests too), at most `perSecond` a second.
  */
 function pacer(perSecond: number): (() => Promise<void>) | undefined {
 	if (perSecond <= 0) return undefined;
@@ -81,83 +111,143 @@ function pacer(perSecond: number): (() => Promise<void>) | undefined {
 	};
 }
 
-/**
- * Sends one item at most once, as the node's record says (record/recorder.ts): never sent by this
- * node: sent; answered before: ALREADY_SUBMITTED; sent before without a clear answer: sent again
- * with the same Transfer ID where the service refuses duplicates, otherwise UNKNOWN.
- */
-async function sendOnce(run: Run, entry: Planned, redact: (text: string) => string, onSend: () => void): Promise<Outcome> {
-	const { record } = run;
-	if (!record) {
-		onSend();
-		return await sendWithRetries(run, entry, false, redact);
+/** A row the record has a word on: sent (once the claim is this run's), or what the record says instead. */
+async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text: string) => string, onSend: () => void): Promise<Outcome> {
+	const record = run.record!;
+	switch (claim.kind) {
+		case 'recordFailed':
+			return { failure: recordFailure(entry, claim.reason) };
+		case 'answered':
+			return { items: [alreadySubmitted(entry, claim)] };
+		case 'dashboardOnly':
+			return { items: [alreadyExists(entry, { subCode: null, message: `The payouts dashboard says ${claim.word} for this Transfer ID (Options > 'Dashboard Status'): not sent` }, RECORD_REACH[record.guard])] };
+		case 'otherValues':
+			return { failure: otherValues(entry) };
+		case 'inDoubt':
+			return { failure: inDoubt(entry, claim.notPaidUsed === true) };
 	}
-	const verdict = await record.verdict(entry.index);
-	if (verdict.kind === 'recordFailed') return { failure: recordFailure(entry, verdict.reason) };
-	if (verdict.kind === 'answered') return { items: [alreadySubmitted(entry, verdict.dashboard ? { subCode: null, message: DASHBOARD_PAID } : undefined)] };
-	if (verdict.kind === 'inDoubt') return { failure: unansweredBefore(entry, verdict.unproven, verdict.nextLook) };
+	// Stop (or the workflow's timeout) came before the request went out: it never will.
+	if (cancelled(run)) {
+		record.notSent(entry.index);
+		return { failure: stoppedBeforeSending(entry) };
+	}
 	record.sending(entry.index);
 	onSend();
-	const outcome = await sendWithRetries(run, entry, verdict.resent, redact);
-	if ('failure' in outcome && run.recordFull && !verdict.resent && isDuplicateRefusal(outcome.failure)) {
-		record.refused(entry.index);
-		return { items: [alreadyExists(entry, outcome.failure)] };
+	const { outcome, resent } = await sendWithRetries(run, entry, claim.resend, redact);
+	if ('items' in outcome) {
+		const [item] = outcome.items;
+		// The service's refusal of this node's own repeat carries no references: nothing new to remember.
+		record.answered(entry.index, item.status === 'ALREADY_SUBMITTED' ? undefined : referencesOf(item));
+		return outcome;
 	}
-	if ('items' in outcome) record.answered(entry.index);
-	// A refusal moved no money; an unknown outcome stays unanswered in the record.
-	else if (outcome.failure.status === 'ERROR') record.refused(entry.index);
-	else if (!run.operation.refusesDuplicateTransferId) {
-		// Internal: never sent again on a guess, so say now how the dashboard's answer settles it.
-		const given = run.options.dashboardOutcomes.get(String(entry.params.transferId));
-		outcome.failure.hint = `${outcome.failure.hint} ${settleAdvice(String(entry.params.transferId), given && !given.paid ? given.look + 1 : undefined)}`;
+	const { failure } = outcome;
+	if (isDuplicateRefusal(failure)) {
+		record.refusedFirst(entry.index);
+		return { items: [alreadyExists(entry, { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message }, RECORD_REACH[record.guard])] };
 	}
-	return outcome;
+	if (failure.status === 'UNKNOWN') {
+		record.inDoubt(entry.index);
+		return outcome;
+	}
+	if (!resent) {
+		record.refusedFirst(entry.index);
+		return outcome;
+	}
+	// A re-send refused says nothing of the earlier request, which may have paid.
+	record.inDoubt(entry.index);
+	return { failure: refusedResend(entry, failure, record.guard === 'service') };
 }
 
-async function sendWithRetries(run: Run, entry: Planned, resent: boolean, redact: (text: string) => string): Promise<Outcome> {
+/** Sends one request, and again with the same Transfer ID where that is safe and asked for. */
+async function sendWithRetries(run: Run, entry: Planned, resend: boolean, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
 	const { context, operation, target, options } = run;
+	const serviceGuards = run.record ? run.record.guard === 'service' : undefined;
 	for (let attempt = 0; ; attempt++) {
 		await run.pace?.();
 		const answer = await send(context, target, entry.request);
-		const outcome = interpret(operation, answer, entry, resent || attempt > 0, redact);
-		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return outcome;
+		const resent = resend || attempt > 0;
+		const outcome = interpret(operation, answer, entry, resent, redact, serviceGuards);
+		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent };
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 	}
 }
 
-const DASHBOARD_PAID = "The payouts dashboard shows this transfer paid (Options > 'Dashboard Outcomes'): not sent again";
+const BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 4000;
 
 const isDuplicateRefusal = (failure: Failure) => failure.fromService && failure.status === 'ERROR' && /transfer id already exists/i.test(failure.serviceMessage ?? '');
 
-/**
- * Beyond the record's reach: the service has a transfer with this Transfer ID, and the record,
- * full, may have forgotten it was this node's. Nothing moved now; whose it is, the node cannot tell.
- */
-function alreadyExists(entry: Planned, refusal: Failure): IDataObject {
+/** A clear answer's status and references, for a later repeat's ALREADY_SUBMITTED. */
+function referencesOf(item: IDataObject): IDataObject {
+	return Object.fromEntries(['status', 'subCode', 'referenceId', 'utr', 'acknowledged'].filter((field) => item[field] !== undefined).map((field) => [field, item[field]]));
+}
+
+/** What became of a row's Dashboard Status: used, or why it was not needed. */
+function dashboardNote(entry: Planned, claim: Claim): IDataObject {
+	if (!entry.dashboard) return {};
+	const used = ('byDashboard' in claim && claim.byDashboard) || claim.kind === 'dashboardOnly';
+	if (used) return { dashboardStatus: entry.dashboard.word };
+	const why: Partial<Record<Claim['kind'], string>> = {
+		send: 'not needed: this node had not sent this transfer before',
+		answered: 'not needed: this node has the service\'s answer for this transfer',
+		inDoubt: 'not used: a not-paid status was acted on once already',
+		otherValues: 'not used: this Transfer ID belongs to another transfer of this node',
+	};
+	return { dashboardStatus: entry.dashboard.word, dashboardStatusNote: 'contradiction' in claim && claim.contradiction ? 'contradicts the service\'s answer: left as it is' : (why[claim.kind] ?? 'not used') };
+}
+
+/** Dry Run: the request a real run would send, and whether it would, as the record says. */
+async function dryRun(run: Run, planned: Planned[]): Promise<Array<[number, Outcome]>> {
+	const { record, operation, target } = run;
+	const seen = { new: 'would send', sentBefore: 'would send again with the same Transfer ID: the service refuses a repeat, so it reads ALREADY_SUBMITTED if it was paid', answered: 'would not send: ALREADY_SUBMITTED (sent before and answered)', inDoubt: 'would not send: UNKNOWN (sent before without a clear answer; see Dashboard Status)', otherValues: 'would not send: this Transfer ID was sent with other values' };
+	return await Promise.all(
+		planned.map(async (entry): Promise<[number, Outcome]> => {
+			const item = dryRunItem(operation, target, entry.request);
+			if (record) item.realRun = seen[await record.peek(String(entry.params.transferId), printOf(run, entry))];
+			return [entry.index, { items: [item] }];
+		}),
+	);
+}
+
+function inDoubt(entry: Planned, notPaidUsed: boolean): Failure {
+	const transferId = String(entry.params.transferId);
 	return {
-		status: 'ALREADY_EXISTS',
-		subCode: refusal.subCode ?? null,
-		message: refusal.serviceMessage ?? refusal.message,
-		transferId: entry.params.transferId as string,
-		hint: `Not paid now: the service already has a transfer with this Transfer ID. This node remembers its last ${RECORD_REACH.toLocaleString('en-US')} transfers and this is not one of them: it may be this row, paid before that, or another transfer. Look it up in the dashboard.`,
+		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now [item ${entry.index}]`,
+		hint: notPaidUsed
+			? `Not sent again. The dashboard's not-paid status for Transfer ID ${transferId} was acted on by an earlier run, which sent it again without a clear answer either. Look it up again: if it is paid now, map SUCCESS; if it is still not paid, pay it under a new Transfer ID (or Top-Up Key): this one will not be sent a third time.`
+			: `Not sent again. ${settleAdvice(transferId)}`,
+		status: 'UNKNOWN',
+		fromService: false,
+		retryable: false,
 	};
 }
 
-/** How the user settles an internal transfer in doubt: the two lines, one of which the dashboard says. */
-function settleAdvice(transferId: string, nextLook?: number): string {
-	const notPaid = nextLook ? `${transferId} not paid ${nextLook}` : `${transferId} not paid`;
-	return `Look up Transfer ID ${transferId} in the payouts dashboard and tell the node what it says: add the line "${transferId} paid" or "${notPaid}" to Options > 'Dashboard Outcomes' and run the batch again; the row then reads ALREADY_SUBMITTED, or is paid once.`;
+function otherValues(entry: Planned): Failure {
+	return {
+		message: `This node sent another transfer with Transfer ID ${String(entry.params.transferId)} (other amount or account) [item ${entry.index}]`,
+		hint: "Not sent: one Transfer ID is one transfer. If this row is a new top-up, give it its own 'Transfer ID' or 'Top-Up Key'; if it is the same one, use the values it was sent with.",
+		status: 'ERROR',
+		fromService: false,
+		retryable: false,
+	};
 }
 
-function unansweredBefore(entry: Planned, unproven: boolean, nextLook?: number): Failure {
+function refusedResend(entry: Planned, refusal: Failure, serviceGuards: boolean): Failure {
 	const transferId = String(entry.params.transferId);
-	const used = nextLook ? `The line "${transferId} not paid${nextLook > 2 ? ` ${nextLook - 1}` : ''}" was acted on by an earlier run, which sent it again without a clear answer. ` : '';
 	return {
-		message: unproven
-			? `The outcome of the transfer is unknown: an interrupted check of the node's record left its answer unproven [item ${entry.index}]`
-			: `The outcome of the transfer is unknown: this node sent it before and no clear answer came [item ${entry.index}]`,
-		hint: `Not sent again: the service may not refuse a repeated internal transfer. ${used}${settleAdvice(transferId, nextLook)} (A row with this Transfer ID and other values is not sent either: one Transfer ID is one transfer.)`,
+		...refusal,
+		message: `The outcome of the transfer is unknown: this node sent it before, and sending it again was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
+		hint: `${refusal.hint} The earlier request may have paid: ${serviceGuards ? `once that is fixed, run the row again with Transfer ID ${transferId}; the service then answers ALREADY_SUBMITTED if it did.` : settleAdvice(transferId)}`,
 		status: 'UNKNOWN',
+		retryable: false,
+	};
+}
+
+function stoppedBeforeSending(entry: Planned): Failure {
+	return {
+		message: `Not sent: the execution was stopped before this transfer went out [item ${entry.index}]`,
+		hint: 'Nothing was sent for this row. Run it again to pay it.',
+		status: 'ERROR',
 		fromService: false,
 		retryable: false,
 	};

@@ -29,14 +29,16 @@ export interface Envelope {
 	data?: IDataObject;
 }
 
-/** Where a row comes from, for a Transfer ID that n8n's re-runs cannot change. */
+/** Where a row runs, for a Transfer ID made for a row that has none. */
 export interface TransferOrigin {
 	workflowId: string;
 	nodeId: string;
-	/** How many earlier items of this run carry the same values and scope (two identical top-ups are two). */
-	occurrence: number;
-	/** What makes the same row the same top-up: the row's Top-Up Key, or the node's top-up round. */
-	scope: string;
+	executionId: string;
+	/** The node's run in this execution (a loop runs it again; Retry On Fail repeats the same run). */
+	runIndex: number;
+	itemIndex: number;
+	/** Options > Pay Again on Every Run. */
+	payEveryRun: boolean;
 }
 
 /** Values validated by an operation's schema; the routine adds nothing but what the schema returns. */
@@ -66,10 +68,10 @@ export interface PayoutOperation<P extends Params = Params> {
 	/** Turns a SUCCESS or PENDING answer into output items. */
 	output(answer: Envelope, params: P): IDataObject[];
 	/** The service refuses a second transfer with a used transferId (its error table has the row),
-	 * so sending one again with the same transferId cannot pay twice. */
+	 * so sending one again with the same transferId cannot pay twice: the service is the guard. */
 	refusesDuplicateTransferId?: boolean;
-	/** A Transfer ID for an item that has none, the same whenever n8n runs the same row again. */
-	transferIdWhenEmpty?(params: P, origin: TransferOrigin): string;
+	/** A Transfer ID for an item that has none, made of what the user set, or what is missing ('Top-Up Key ...'). */
+	transferIdWhenEmpty?(params: P, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string };
 	/** Where an item's money goes and how, for the Incident Guard (operations with a transfer mode). */
 	incidentGuard?: { transferMode(params: P): string; beneId(params: P): string };
 	/** Fields whose values are secrets: never echoed in errors, dry runs or logs. */

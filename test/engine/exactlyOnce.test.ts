@@ -1,17 +1,15 @@
 /**
- * Exactly once through everything n8n does around a node: Retry On Fail, n8n's execution retry
- * (a new execution of the same workflow and node), the node run again (loops), two executions
- * at once, and a re-run after a stop. Three promises, checked against the sandbox's ledger:
- * 1. a row is reported SUCCESS, PENDING or ALREADY_SUBMITTED only on the evidence of a request
- *    that carried that row's own values;
- * 2. no row moves money twice;
- * 3. a row whose money did not move is never shown as paid.
- * Internal transfers run against a sandbox that books a repeated transferId again (the document
- * does not say the service refuses it), so nothing here leans on the service to deduplicate them.
+ * Exactly once through everything n8n does around a node, in n8n's engine: Retry On Fail, n8n's
+ * execution retry (a new execution of the same workflow and node), the node run again (loops),
+ * executions at once (events), a step after the node that fails, and a re-run after a stop.
+ * Every transfer has a key the user sees (its Transfer ID, or an internal row's Top-Up Key); the
+ * evidence is the sandbox's ledger. Internal transfers run against a sandbox that books a repeated
+ * transferId again (the interface does not say the service refuses it), so nothing here leans on
+ * the service to refuse them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { runNode, stopEngineTimers } from '../helpers/engine';
+import { runNode, runWorkflow, payoutsNode, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 afterAll(stopEngineTimers);
@@ -23,13 +21,14 @@ const standard = (extra: Record<string, unknown> = {}, options: Record<string, u
 	parameters: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options },
 	...extra,
 });
-const internal = (extra: Record<string, unknown> = {}, options: Record<string, unknown> = {}) => ({
+/** Internal transfers keyed by the row's `key` column (a new user's node has no key: `keyed: false`). */
+const internal = (extra: Record<string, unknown> = {}, options: Record<string, unknown> = {}, keyed = true) => ({
 	type: 'payoutsTransfer',
-	parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', additionalFields: {}, options },
+	parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', ...(keyed ? { topUpKey: '={{ $json.key }}' } : {}), additionalFields: {}, options },
 	...extra,
 });
 const row = (transferId: string, amount = 100, beneId = seed.beneficiaries.verified) => ({ beneId, amount, transferId });
-const topUp = (amount: number, account = seed.rechargeAccounts.configured) => ({ amount, account });
+const topUp = (amount: number, key: string, account = seed.rechargeAccounts.configured) => ({ amount, account, key });
 
 const ledger = () => service.sandbox.state().transfers as Array<{ transferId: string; amount: number; operation: string }>;
 const sentIds = () => service.sandbox.requests().map((request) => (request.body as { transferId?: string }).transferId);
@@ -49,94 +48,161 @@ describe("n8n's Retry On Fail", () => {
 		const { items, error } = await runNode(standard({ retryOnFail: true, maxTries: 2 }), [row('rof_1'), row('rof_2'), row('rof_3')], service.credentials());
 		expect(error).toBeUndefined();
 		expect(statuses(items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		// The first run's answers, with their bank references, for the rows this process saw answered.
+		expect(items[0].json).toMatchObject({ firstStatus: 'SUCCESS', referenceId: expect.any(String), utr: expect.stringMatching(/^UTR/) });
 		expect(items[2].json.message).toMatch(/already exists/i);
 		expect(sentIds()).toEqual(['rof_1', 'rof_2', 'rof_3', 'rof_3']);
 		expect(ledger().map((transfer) => transfer.transferId)).toEqual(['rof_1', 'rof_2', 'rof_3']);
 	});
 
-	test('an internal transfer without an answer is not sent again: its outcome stays UNKNOWN', async () => {
+	test('an internal transfer without an answer is not sent again: it stays UNKNOWN, with how to settle it', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-		const { error } = await runNode(internal({ retryOnFail: true, maxTries: 3 }), [topUp(10)], service.credentials());
-		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: this node sent it before and no clear answer came \[item 0\]$/);
-		expect(error?.description).toMatch(/Look up Transfer ID n8n-[0-9a-f]{36} in the payouts dashboard/);
+		const { error } = await runNode(internal({ retryOnFail: true, maxTries: 3 }), [topUp(10, 'rof-internal')], service.credentials());
+		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now \[item 0\]$/);
+		expect(error?.description).toMatch(/Look up Transfer ID rof-internal-[0-9a-f]+ in the payouts dashboard and map its status to Options > 'Dashboard Status'/);
 		expect(sentIds()).toHaveLength(1);
 		expectPaidOnce([{ amount: 10 }]);
 	});
 });
 
-test('Retries of Unknown Outcomes never re-sends an internal transfer (the option is not offered for it)', async () => {
+test('Resend If No Clear Answer never re-sends an internal transfer the node guards', async () => {
 	service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-	const { error } = await runNode(internal({}, { retries: 3 }), [topUp(15)], service.credentials());
+	const { error } = await runNode(internal({}, { retries: 3 }), [topUp(15, 'resend-internal')], service.credentials());
 	expect(error?.message).toMatch(/The outcome of the transfer is unknown/);
-	expect(error?.description).toMatch(/this node will not send it again/);
+	expect(error?.description).toMatch(/never sends it again on a guess/);
 	expect(sentIds()).toHaveLength(1);
 	expectPaidOnce([{ amount: 15 }]);
 });
 
-describe("n8n's execution retry: a new execution of the same workflow and node", () => {
-	test('internal transfers without a Transfer ID that stopped at item 2: items 0 and 1 are not paid again', async () => {
-		const rows = [topUp(11), topUp(12), topUp(13)];
-		// Item 2 is refused (no money moves): the execution fails; the user fixes it and retries.
-		const first = await runNode(internal(), [rows[0], rows[1], { amount: 13, account: seed.rechargeAccounts.unknown }], service.credentials(), { executionId: 'exec-1' });
-		const calls = sentIds().length;
-		expect(first.error?.message).toMatch(/Recharge Account not found \[item 2\]/);
-		expect(first.error?.description).toMatch(/Items sent in this run: 0 \(SUCCESS\), 1 \(SUCCESS\), 2 \(ERROR\)/);
-		const retry = await runNode(internal(), rows, service.credentials(), { executionId: 'exec-2' });
-		expect(retry.error).toBeUndefined();
-		expect(statuses(retry.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'SUCCESS']);
-		expect(retry.items.slice(0, 2).map((item) => item.json.transferId)).toEqual(sentIds().slice(0, 2));
-		expect(sentIds().length - calls).toBe(1);
-		expectPaidOnce([{ amount: 11 }, { amount: 12 }, { amount: 13 }]);
-		// The retry finished the round: the same rows once more are new top-ups, as next week's run.
-		const next = await runNode(internal(), rows, service.credentials(), { executionId: 'exec-3' });
-		expect(statuses(next.items)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
-		expect(next.items.map((item) => item.json.transferId).filter((id) => retry.items.some((earlier) => earlier.json.transferId === id))).toEqual([]);
-		expectPaidOnce([{ amount: 11 }, { amount: 12 }, { amount: 13 }, { amount: 11 }, { amount: 12 }, { amount: 13 }]);
+describe('internal transfers need a key the user can see: nothing is guessed', () => {
+	test("a new user's node without a key refuses every row before anything is sent, saying what to set", async () => {
+		const { error } = await runNode(internal({}, {}, false), [{ amount: 100, account: seed.rechargeAccounts.configured }, { amount: 100, account: seed.rechargeAccounts.configured }], service.credentials());
+		expect(error?.message).toBe("'Top-Up Key' is empty, and so is 'Transfer ID': the node cannot tell this top-up from a repeat of it [item 0]");
+		expect(error?.description).toContain("the event's ID ({{ $json.body.eventId }})");
+		expect(error?.description).toContain('{{ $today.toISODate() }} for once a day');
+		expect(error?.description).toContain("'Pay Again on Every Run'");
+		expect(error?.description).toMatch(/No item was sent/);
+		expect(service.sandbox.requests()).toEqual([]);
 	});
 
-	test('a card transfer whose answer was lost is re-sent once and reported ALREADY_SUBMITTED', async () => {
-		const card = { type: 'payoutsTransfer', parameters: { operation: 'cardTransfer', token: seed.cards.success1, amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', cardType: 'CREDIT', additionalFields: {}, options: {} } };
-		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-		const lost = await runNode(card, [{ amount: '25.50', transferId: 'card_lost_1' }], service.credentials(), { executionId: 'card-1' });
-		expect(lost.error?.message).toMatch(/unknown/);
-		const retry = await runNode(card, [{ amount: '25.50', transferId: 'card_lost_1' }], service.credentials(), { executionId: 'card-2' });
-		expect(retry.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId: 'card_lost_1', subCode: '400' });
-		expectPaidOnce([{ amount: 25.5 }]);
+	test('two rows with the same key in one batch are one transfer: neither is sent, each names the other', async () => {
+		const { items } = await runNode(internal({ continueOnFail: true }), [topUp(20, 'same'), topUp(21, 'other'), topUp(20, 'same')], service.credentials());
+		expect(statuses(items)).toEqual(['ERROR', 'SUCCESS', 'ERROR']);
+		expect(items[0].json.error).toBe("'Top-Up Key' \"same\" is also used by item 2 [item 0]");
+		expectPaidOnce([{ amount: 21 }]);
+	});
+
+	test('a key used before with other values is refused, not paid: one key is one transfer', async () => {
+		await runNode(internal(), [topUp(30, 'week-47')], service.credentials());
+		const changed = await runNode(internal({ continueOnFail: true }), [topUp(35, 'week-47')], service.credentials());
+		expect(changed.items[0].json).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/This node sent another transfer with Transfer ID week-47-[0-9a-f]+ \(other amount or account\)/) });
+		expectPaidOnce([{ amount: 30 }]);
+	});
+
+	test('Pay Again on Every Run: each run pays; n8n\'s Retry On Fail (the same run) does not pay again', async () => {
+		const node = (extra = {}) => internal(extra, { payEveryRun: true }, false);
+		const rows = [{ amount: 40, account: seed.rechargeAccounts.configured }];
+		await runNode(node(), rows, service.credentials(), { executionId: 'every-1' });
+		await runNode(node(), rows, service.credentials(), { executionId: 'every-2' });
+		expectPaidOnce([{ amount: 40 }, { amount: 40 }]);
+		// A refusal after a paid row stops the run; Retry On Fail runs it again: the paid row is not paid twice.
+		service.sandbox.reset();
+		service.sandbox.configure({ internalDuplicates: 'book' });
+		const retried = await runNode(node({ retryOnFail: true, maxTries: 2 }), [rows[0], { amount: 41, account: seed.rechargeAccounts.unknown }], service.credentials(), { executionId: 'every-3' });
+		expect(retried.error?.message).toMatch(/Recharge Account not found \[item 1\]/);
+		expectPaidOnce([{ amount: 40 }]);
 	});
 });
 
-describe('resumable batches: a re-run pays only what was not paid', () => {
-	test('a batch stopped by a refused row; the row fixed; the re-run needs no Continue On Fail', async () => {
-		const rows = [row('resume_1'), row('resume_2'), row('resume_3', 100, seed.unknownBeneId), row('resume_4')];
-		const stopped = await runNode(standard(), rows, service.credentials());
-		expect(stopped.error?.message).toMatch(/Beneficiary does not exist \[item 2\]/);
-		rows[2] = row('resume_3');
-		const rerun = await runNode(standard(), rows, service.credentials());
-		expect(rerun.error).toBeUndefined();
-		expect(statuses(rerun.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'SUCCESS', 'SUCCESS']);
-		expect(ledger().map((transfer) => transfer.transferId)).toEqual(['resume_1', 'resume_2', 'resume_3', 'resume_4']);
+describe('a step after the node fails, and the documented re-run (report 1)', () => {
+	test('the same batch run again, unchanged, pays nothing twice and reports each row ALREADY_SUBMITTED', async () => {
+		const rows = [topUp(11, 'topup-a'), topUp(12, 'topup-b'), topUp(13, 'topup-c')];
+		// The step after it fails every time (a lookup of a paylink that does not exist stands for the chat).
+		const nodes = [payoutsNode({ ...internal(), name: 'Pay' }), { ...payoutsNode({ type: 'payoutsPaylink', name: 'Post To Chat', parameters: { operation: 'getStatus', paylinkId: 'no-such-paylink' } }), id: 'after' }];
+		const connections = { Pay: { main: [[{ node: 'Post To Chat', type: 'main' as const, index: 0 }]] } };
+		const first = await runWorkflow({ nodes, connections, input: rows, credentials: { payoutsApi: service.credentials() }, executionId: 'chat-1' });
+		// The step after the node failed; the payouts were made.
+		expect(first.error?.node?.name).toBe('Post To Chat');
+		expect(statuses(first.output('Pay'))).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+		const again = await runWorkflow({ nodes, connections, input: rows, credentials: { payoutsApi: service.credentials() }, executionId: 'chat-2' });
+		expect(statuses(again.output('Pay'))).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		expectPaidOnce([{ amount: 11 }, { amount: 12 }, { amount: 13 }]);
 	});
+});
 
-	test('"this node sent this Transfer ID with these values" is told apart from "another transfer has it"', async () => {
-		await runNode(standard(), [row('mine_1')], service.credentials());
-		const again = await runNode(standard(), [row('mine_1')], service.credentials());
-		expect(again.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId: 'mine_1' });
-		// Used by an earlier transfer that is not this node's: an error, not ALREADY_SUBMITTED.
-		const foreign = await runNode(standard(), [row(seed.existingTransferId)], service.credentials());
-		expect(foreign.error?.message).toBe('Transfer Id already exists [item 0]');
-		expect(foreign.error?.description).toMatch(/already exists, so this request moved no money/);
-		// This node's own Transfer ID with other values: another transfer, refused by the service.
-		const changed = await runNode(standard(), [row('mine_1', 250)], service.credentials());
-		expect(changed.error?.message).toBe('Transfer Id already exists [item 0]');
+describe('a weekly top-up keyed by its week (report 2)', () => {
+	test("week 2's Retry, after an earlier step failed, pays week 2; a second Retry pays nothing", async () => {
+		const week = (n: number) => [topUp(100, `2026-W${n}-a`), topUp(200, `2026-W${n}-b`)];
+		await runNode(internal(), week(47), service.credentials(), { executionId: 'week-47' });
+		// Week 48: the step before the node failed, so the node never ran; the user presses Retry.
+		const retry = await runNode(internal(), week(48), service.credentials(), { executionId: 'week-48-retry', mode: 'retry' });
+		expect(statuses(retry.items)).toEqual(['SUCCESS', 'SUCCESS']);
+		const again = await runNode(internal(), week(48), service.credentials(), { executionId: 'week-48-retry-2', mode: 'retry' });
+		expect(statuses(again.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		expectPaidOnce([{ amount: 100 }, { amount: 200 }, { amount: 100 }, { amount: 200 }]);
+	});
+});
+
+describe('evidence is not erased by a refused re-send (report 3)', () => {
+	test('a standard transfer whose answer was lost, then a re-send refused (token expired), then a run with a valid token: paid once, never "use a new Transfer ID"', async () => {
+		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+		const lost = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials(), { executionId: 'r3-1' });
+		expect(lost.items[0].json.status).toBe('UNKNOWN');
+		const refused = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials({ accessToken: 'expired-token-value' }), { executionId: 'r3-2' });
+		expect(refused.items[0].json).toMatchObject({ status: 'UNKNOWN', subCode: '403', error: expect.stringMatching(/this node sent it before, and sending it again was refused: Token is not valid/) });
+		expect(String(refused.items[0].json.hint)).toMatch(/The earlier request may have paid/);
+		const settled = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials(), { executionId: 'r3-3' });
+		expect(settled.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', message: expect.stringMatching(/already exists/i) });
+		expect(JSON.stringify([lost.items, refused.items, settled.items])).not.toMatch(/new Transfer ID'? for a new|use a new 'Transfer ID'/);
 		expectPaidOnce([{ amount: 100 }]);
 	});
 
-	test('a refused row is forgotten: after a top-up the same row is paid', async () => {
+	test('a refused first request is forgotten: after a top-up of the balance the same row is paid', async () => {
 		const low = service.credentials({ accessToken: seed.tokens.lowBalance });
 		const refused = await runNode(standard(), [row('topped_1', 600)], low);
 		expect(refused.error?.message).toMatch(/balance/);
 		const paid = await runNode(standard(), [row('topped_1', 2)], low);
 		expect(paid.items[0].json.status).toBe('SUCCESS');
+	});
+});
+
+describe('events at once: one execution per event (report 4)', () => {
+	const event = (id: string, amount = 100) => ({ amount, account: seed.rechargeAccounts.configured, key: id });
+
+	test('ten top-ups of 100 at once, each keyed by its event: ten paid', async () => {
+		service.sandbox.configure({ latencyMs: 20 });
+		const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => runNode(internal(), [event(`evt_${i}`)], service.credentials(), { executionId: `evt-run-${i}` })));
+		expect(runs.map((run) => run.error?.message ?? run.items[0].json.status)).toEqual(Array(10).fill('SUCCESS'));
+		expect(ledger()).toHaveLength(10);
+	});
+
+	test("ten at once without a key, as a new user leaves the node: none paid, each refused saying what to set", async () => {
+		const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => runNode(internal({}, {}, false), [{ amount: 100, account: seed.rechargeAccounts.configured }], service.credentials(), { executionId: `nokey-${i}` })));
+		for (const run of runs) expect(run.error?.message).toMatch(/'Top-Up Key' is empty/);
+		expect(service.sandbox.requests()).toEqual([]);
+	});
+
+	test.each([
+		['internal (the node guards)', () => internal(), () => event('evt_twice')],
+		['standard (the service guards)', () => standard(), () => row('std_evt_twice')],
+	] as const)('%s: the same event twice at once pays once; the second says ALREADY_SUBMITTED with the first answer\'s references', async (_kind, node, payload) => {
+		service.sandbox.configure({ latencyMs: 30 });
+		const runs = await Promise.all([runNode(node(), [payload()], service.credentials(), { executionId: 'twice-1' }), runNode(node(), [payload()], service.credentials(), { executionId: 'twice-2' })]);
+		expect(runs.map((run) => run.items[0].json.status).sort()).toEqual(['ALREADY_SUBMITTED', 'SUCCESS']);
+		const second = runs.find((run) => run.items[0].json.status === 'ALREADY_SUBMITTED')!.items[0].json;
+		expect(second).toMatchObject({ firstStatus: 'SUCCESS', transferId: runs[0].items[0].json.transferId });
+		expect(ledger()).toHaveLength(1);
+		expect(service.sandbox.requests()).toHaveLength(1);
+	});
+});
+
+describe('the node run again in one execution (Loop Over Items)', () => {
+	test('each batch of keyed top-ups is paid once; a batch seen again is ALREADY_SUBMITTED', async () => {
+		const batches = [[topUp(31, 'loop-1'), topUp(32, 'loop-2')], [topUp(33, 'loop-3'), topUp(34, 'loop-4')], [topUp(31, 'loop-1')]];
+		const outputs = [];
+		for (const batch of batches) outputs.push(await runNode(internal({ retryOnFail: true }), batch, service.credentials(), { executionId: 'loop-1' }));
+		expect(outputs.flatMap((output) => statuses(output.items))).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'ALREADY_SUBMITTED']);
+		expectPaidOnce([{ amount: 31 }, { amount: 32 }, { amount: 33 }, { amount: 34 }]);
 	});
 });
 
@@ -148,69 +214,57 @@ describe('Transfer IDs within one batch', () => {
 		expect(service.sandbox.requests()).toEqual([]);
 	});
 
-	test('under Continue On Fail neither duplicate is sent; the other rows are', async () => {
-		const { items } = await runNode(standard({ continueOnFail: true }), [row('dup_1', 100), row('dup_ok'), row('dup_1', 200)], service.credentials());
-		expect(statuses(items)).toEqual(['ERROR', 'SUCCESS', 'ERROR']);
-		expect(items[2].json.error).toBe("'Transfer ID' dup_1 is also used by item 0 [item 2]");
-		expect(sentIds()).toEqual(['dup_ok']);
-	});
-
-	test('two identical top-ups without a Transfer ID in one run are two transfers; the next run pays them again as new top-ups', async () => {
-		const first = await runNode(internal(), [topUp(20), topUp(20)], service.credentials());
-		expect(statuses(first.items)).toEqual(['SUCCESS', 'SUCCESS']);
-		const ids = first.items.map((item) => item.json.transferId);
-		expect(new Set(ids).size).toBe(2);
-		const next = await runNode(internal(), [topUp(20), topUp(20)], service.credentials());
-		expect(statuses(next.items)).toEqual(['SUCCESS', 'SUCCESS']);
-		expect(new Set([...ids, ...next.items.map((item) => item.json.transferId)]).size).toBe(4);
-		expectPaidOnce([{ amount: 20 }, { amount: 20 }, { amount: 20 }, { amount: 20 }]);
-	});
-});
-
-describe('the node run again in one execution (Loop Over Items)', () => {
-	test('each batch of internal transfers gets IDs of its own rows, not of the previous batch', async () => {
-		const batches = [[topUp(31), topUp(32)], [topUp(33), topUp(34)]];
-		const outputs = [];
-		for (const batch of batches) outputs.push(await runNode(internal(), batch, service.credentials(), { executionId: 'loop-1' }));
-		expect(outputs.flatMap((output) => statuses(output.items))).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
-		expectPaidOnce([{ amount: 31 }, { amount: 32 }, { amount: 33 }, { amount: 34 }]);
-	});
-
-	test('with Retry On Fail a later batch never gets an earlier batch\'s results', async () => {
-		const first = await runNode(internal({ retryOnFail: true }), [topUp(41)], service.credentials(), { executionId: 'loop-2' });
-		const second = await runNode(internal({ retryOnFail: true }), [topUp(42)], service.credentials(), { executionId: 'loop-2' });
-		expect(second.items[0].json).toMatchObject({ status: 'SUCCESS' });
-		expect(second.items[0].json.transferId).not.toBe(first.items[0].json.transferId);
-		expectPaidOnce([{ amount: 41 }, { amount: 42 }]);
-	});
-});
-
-describe('two executions of one workflow at once', () => {
-	test.each([
-		['standard', () => standard({}, {}), [row('both_1'), row('both_2'), row('both_3')]],
-		['internal', () => internal(), [topUp(51), topUp(52), topUp(53)]],
-	] as const)('%s transfers: each row paid once, every row reported truthfully', async (_kind, node, rows) => {
-		service.sandbox.configure({ latencyMs: 30 });
-		const runs = await Promise.all([runNode(node(), [...rows], service.credentials({}), { executionId: 'at-once-1' }), runNode(node(), [...rows], service.credentials(), { executionId: 'at-once-2' })]);
-		expectPaidOnce(rows.map((entry) => ({ amount: entry.amount })));
-		for (const run of runs) {
-			// Whatever each run says, it never says paid for a row the ledger lacks, nor hides one.
-			const reported = run.items.length > 0 ? statuses(run.items) : [];
-			for (const status of reported) expect(['SUCCESS', 'ALREADY_SUBMITTED', 'UNKNOWN', 'ERROR']).toContain(status);
+	test('"this node sent these values" is told apart from "another transfer has this Transfer ID"', async () => {
+		await runNode(standard(), [row('mine_1')], service.credentials());
+		const again = await runNode(standard(), [row('mine_1')], service.credentials());
+		expect(again.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId: 'mine_1' });
+		// Another transfer's Transfer ID, and this node's own with other values: not paid, look it up.
+		for (const other of [row(seed.existingTransferId), row('mine_1', 250)]) {
+			const { items, error } = await runNode(standard(), [other], service.credentials());
+			expect(error).toBeUndefined();
+			expect(items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', hint: expect.stringMatching(/Look it up in the dashboard/) });
 		}
-		const paidBy = runs.map((run) => run.items.filter((item) => item.json.status === 'SUCCESS').length);
-		expect(paidBy[0] + paidBy[1]).toBe(rows.length);
+		expectPaidOnce([{ amount: 100 }]);
 	});
 });
 
-describe('a stopped batch names every item whose request may have reached the service', () => {
-	test('Concurrency 3, two answers lost at once: both are named, with what is known', async () => {
+describe('Dry Run says what a real run would do', () => {
+	test('rows paid before read "would not send" (internal) or "ALREADY_SUBMITTED" (standard); nothing is sent or recorded', async () => {
+		await runNode(internal(), [topUp(61, 'dry-paid')], service.credentials());
+		await runNode(standard(), [row('dry_std_paid')], service.credentials());
+		service.sandbox.clearRequests();
+		const internalDry = await runNode(internal({}, { dryRun: true }), [topUp(61, 'dry-paid'), topUp(62, 'dry-new')], service.credentials());
+		expect(internalDry.items.map((item) => item.json.realRun)).toEqual(['would not send: ALREADY_SUBMITTED (sent before and answered)', 'would send']);
+		const standardDry = await runNode(standard({}, { dryRun: true }), [row('dry_std_paid'), row('dry_std_new')], service.credentials());
+		expect(standardDry.items.map((item) => item.json.realRun)).toEqual(['would not send: ALREADY_SUBMITTED (sent before and answered)', 'would send']);
+		expect(service.sandbox.requests()).toEqual([]);
+		// The dry run recorded nothing: the new rows are paid by a real run.
+		const real = await runNode(internal(), [topUp(62, 'dry-new')], service.credentials());
+		expect(real.items[0].json.status).toBe('SUCCESS');
+	});
+});
+
+describe('a stopped batch keeps its evidence (issue 26)', () => {
+	test('a refusal at item 3 names every row sent in the run with its status, referenceId and utr', async () => {
+		const rows = [row('stop_1'), row('stop_2'), row('stop_3'), row('stop_4', 100, seed.unknownBeneId), row('stop_5')];
+		const { error } = await runNode(standard(), rows, service.credentials());
+		expect(error?.message).toBe('Beneficiary does not exist [item 3]');
+		const paid = ledger();
+		expect(paid).toHaveLength(3);
+		for (const [index, transfer] of paid.entries()) expect(error?.description).toContain(`item ${index}: SUCCESS (referenceId ${String((transfer as { referenceId?: string }).referenceId)}, utr UTR`);
+	});
+
+	test('Concurrency 3, two answers lost at once: both are named', async () => {
 		service.sandbox.configure({ latencyMs: 50, faults: [{ fault: 'drop-after', match: { transferId: 'lost_2' } }, { fault: 'drop-after', match: { transferId: 'lost_3' } }] });
 		const rows = [row('lost_1'), row('lost_2'), row('lost_3'), row('lost_4'), row('lost_5')];
 		const { error } = await runNode(standard({}, { concurrency: 3 }), rows, service.credentials());
 		expect(error?.message).toMatch(/unknown.*\[item 1\]/);
-		expect(error?.description).toMatch(/Items sent in this run: 0 \(SUCCESS\), 1 \(UNKNOWN\), 2 \(UNKNOWN\)/);
-		// Every transfer in the ledger is named in the error.
-		for (const transfer of ledger()) expect(error?.description).toContain(`${rows.findIndex((entry) => entry.transferId === transfer.transferId)} (`);
+		expect(error?.description).toMatch(/item 0: SUCCESS .*item 2: UNKNOWN/);
+		// Every transfer in the ledger is named: the one that stopped the batch in the message, the others in the description.
+		for (const transfer of ledger()) {
+			const index = rows.findIndex((entry) => entry.transferId === transfer.transferId);
+			if (index === 1) expect(error?.message).toContain('[item 1]');
+			else expect(error?.description).toContain(`item ${index}: `);
+		}
 	});
 });

@@ -88,18 +88,26 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 		expect(items).toEqual([{ json: { status: 'SUCCESS', subCode: '200', message: expect.stringMatching(/internal fund transfer/i), transferId: 'internal-ok_1' }, pairedItem: { item: 0 } }]);
 	});
 
-	test('an internal transfer without a transferId gets one made of the row and its round, the same when the execution runs the node again', async () => {
-		const node = { type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, additionalFields: {} } };
-		const { items } = await runNode(node, [{ amount: 10 }, { amount: 10 }, { amount: 11 }], service.credentials(), { executionId: '4711' });
-		const sent = service.sandbox.requests().map((request) => (request.body as { transferId: string }).transferId);
-		expect(sent).toEqual([expect.stringMatching(/^n8n-[0-9a-f]{36}$/), expect.stringMatching(/^n8n-[0-9a-f]{36}$/), expect.stringMatching(/^n8n-[0-9a-f]{36}$/)]);
-		expect(new Set(sent).size).toBe(3);
-		expect(items.map((item) => item.json.transferId)).toEqual(sent);
-		// The same execution runs the node again on the same rows (a loop): the same round, the
-		// same IDs, nothing sent.
+	test('an internal transfer without a Transfer ID gets one made of its Top-Up Key, shown before it is sent, the same in any run', async () => {
+		const node = (options = {}) => ({ type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.key }}', additionalFields: {}, options } });
+		const rows = [{ amount: 10, key: 'evt_1001' }, { amount: 10, key: 'evt 1002/b' }, { amount: 11, key: '2026-11-25' }];
+		const dry = await runNode(node({ dryRun: true }), rows, service.credentials(), { executionId: '4711' });
+		const shown = dry.items.map((item) => (item.json.body as { transferId: string }).transferId);
+		// The key's first characters (as the Transfer ID rule allows them), then a digest of it, the workflow and the node.
+		expect(shown).toEqual([expect.stringMatching(/^evt_1001-[0-9a-f]{31}$/), expect.stringMatching(/^evt_1002_b-[0-9a-f]{29}$/), expect.stringMatching(/^2026-11-25-[0-9a-f]{29}$/)]);
+		expect(service.sandbox.requests()).toEqual([]);
+
+		const { items } = await runNode(node(), rows, service.credentials(), { executionId: '4712' });
+		const bodies = service.sandbox.requests().map((request) => request.body as Record<string, unknown>);
+		const sent = bodies.map((body) => body.transferId);
+		expect(sent).toEqual(shown);
+		// The key names the transfer; the service never sees it.
+		expect(bodies.map((body) => Object.keys(body).sort())).toEqual(rows.map(() => ['amount', 'rechargeAccount', 'transferId']));
+		expect(items.map((item) => item.json.transferId)).toEqual(shown);
+		// Another execution with the same keys: the same IDs, nothing sent, each row ALREADY_SUBMITTED.
 		service.sandbox.clearRequests();
-		const again = await runNode(node, [{ amount: 10 }, { amount: 10 }, { amount: 11 }], service.credentials(), { executionId: '4711' });
-		expect(again.items.map((item) => item.json.transferId)).toEqual(sent);
+		const again = await runNode(node(), rows, service.credentials(), { executionId: '4713' });
+		expect(again.items.map((item) => [item.json.status, item.json.transferId])).toEqual(shown.map((id) => ['ALREADY_SUBMITTED', id]));
 		expect(service.sandbox.requests()).toEqual([]);
 	});
 

@@ -34,7 +34,8 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: .* \[item 0\]$/);
 		expect(error?.description).toContain('unknown_1');
-		expect(error?.description).toMatch(/Look up Transfer ID unknown_1 in the dashboard/);
+		expect(error?.description).toMatch(/Run the row again with the same Transfer ID \(unknown_1\)/);
+		expect(error?.description).toMatch(/Never give it a new Transfer ID/);
 		expect(sentIds()).toEqual(['unknown_1']);
 	});
 
@@ -48,7 +49,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'cof_unknown_2' } }] });
 		const { items } = await runNode(standard({}, { continueOnFail: true }), [row('cof_unknown_1'), row('cof_unknown_2'), row('cof_unknown_3')], service.credentials());
 		expect(items.map((item) => item.json.status)).toEqual(['SUCCESS', 'UNKNOWN', 'SUCCESS']);
-		expect(items[1].json).toMatchObject({ transferId: 'cof_unknown_2', subCode: null, hint: expect.stringMatching(/same Transfer ID is safe/) });
+		expect(items[1].json).toMatchObject({ transferId: 'cof_unknown_2', subCode: null, hint: expect.stringMatching(/the service refuses a second transfer with it/) });
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 
@@ -138,7 +139,7 @@ describe('the bearer token never travels in clear', () => {
 test('a dry run of every transfer operation validates, describes and sends nothing', async () => {
 	const dry = { dryRun: true };
 	const card = { type: 'payoutsTransfer', parameters: { operation: 'cardTransfer', token: seed.cards.success1, amount: '10', transferId: 'dry_card', cardType: 'CREDIT', additionalFields: {}, options: dry } };
-	const internal = { type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: 10, rechargeAccount: seed.rechargeAccounts.configured, additionalFields: { transferId: 'dry-internal' }, options: dry } };
+	const internal = { type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: 10, rechargeAccount: seed.rechargeAccounts.configured, topUpKey: 'dry-key', additionalFields: {}, options: dry } };
 	for (const node of [standard(dry), card, internal]) {
 		const { items, error } = await runNode(node, [row('dry_std')], service.credentials());
 		expect(error).toBeUndefined();

@@ -35,7 +35,6 @@ import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
 import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
-import { leaseTiming } from '../../nodes/shared/record/lease.ts';
 import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 
 export const PACKAGE = 'n8n-nodes-payouts';
@@ -44,8 +43,6 @@ export const PACKAGE = 'n8n-nodes-payouts';
 // an empty one, as from a fresh n8n database. A test that re-runs a workflow keeps it meanwhile.
 useMemoryProcessedData();
 if (typeof beforeEach === 'function') beforeEach(forgetProcessedData);
-// The lease's confirmation waits out any other process's store call; the engine is one process.
-leaseTiming.confirmMs = 20;
 
 /** Node classes by the type name n8n gives them when the package is installed. */
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};
@@ -138,6 +135,8 @@ export interface RunWorkflowOptions {
 	staticData?: IDataObject;
 	/** How n8n started the execution: 'manual' (default), or 'retry' for the Retry of a failed one. */
 	mode?: 'manual' | 'retry' | 'trigger';
+	/** Called as the execution starts with what the editor's Stop button does to it. */
+	onStart?: (stop: () => void) => void;
 }
 
 function additionalDataFor(credentials: Record<string, ICredentialDataDecryptedObject>, executionId: string, hooks?: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
@@ -191,7 +190,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		},
 	});
 
-	await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+	const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+	options.onStart?.(() => execution.cancel());
+	await execution;
 	const run = await finished.promise;
 	return {
 		run,

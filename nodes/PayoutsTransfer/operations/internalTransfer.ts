@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
 import type { z } from 'zod';
 
 import { amount, fields, itemSchema, text } from '../../shared/rules';
@@ -10,19 +11,36 @@ const schema = itemSchema({
 	amount: amount({ min: 1, sendAs: 'number' }),
 	rechargeAccount: text({ required: true, ...fields.alphanumeric }),
 	transferId: text(fields.internalTransferId),
+	// Not sent: it names the transfer (below).
+	topUpKey: text({ max: 500 }),
 });
 
+/** Fits the rule of an internal Transfer ID: letters, digits, hyphen and underscore, at most 40. */
+const MAX_ID = 40;
+const digest = (parts: unknown[], length: number) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, length);
+
 /**
- * A row without a Transfer ID gets one made of what it is (workflow, node, amount, account, how
- * many identical rows came before it in the run) and of its scope (its Top-Up Key, or the node's
- * top-up round), never of the execution: n8n's Retry On Fail, its execution retry and a re-run
- * after a crash send the same row with the same ID, so the node's record recognises it, while the
- * next round's top-up gets a new one. Fits the rule: letters, digits, hyphen, 40 at most.
+ * A row without a Transfer ID gets one the user can see before it is sent (in the output and in a
+ * dry run), never a guess from how n8n ran the node:
+ * - with a Top-Up Key: made of the key, and of the workflow and node it is used in; the same key
+ *   makes the same ID in any run, so it is paid once. Its first characters show the key, so the
+ *   transfer is easy to find in the dashboard;
+ * - with Options > Pay Again on Every Run: made of the execution, the node's run and the row, so
+ *   each run is a new transfer, while n8n's Retry On Fail (the same run again) is not.
  */
-function transferIdOf({ amount, rechargeAccount }: { amount: string | number; rechargeAccount?: string }, origin: TransferOrigin): string {
-	const what = JSON.stringify([origin.workflowId, origin.nodeId, origin.scope, String(amount), rechargeAccount, origin.occurrence]);
-	return `n8n-${createHash('sha256').update(what).digest('hex').slice(0, 36)}`;
+function transferIdOf(transfer: { topUpKey?: string }, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string } {
+	if (transfer.topUpKey !== undefined) {
+		const shown = transfer.topUpKey.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 15) || 'key';
+		return { transferId: `${shown}-${digest([origin.workflowId, origin.nodeId, transfer.topUpKey], MAX_ID - shown.length - 1)}` };
+	}
+	if (origin.payEveryRun) return { transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.executionId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}` };
+	return {
+		issue: "is empty, and so is 'Transfer ID': the node cannot tell this top-up from a repeat of it",
+		hint: "Set 'Top-Up Key' to what makes it the same top-up in any run, e.g. the event's ID ({{ $json.body.eventId }}), a column of your sheet, or {{ $today.toISODate() }} for once a day; or give the row a 'Transfer ID' under Additional Fields; or, if every run should pay again, turn on Options > 'Pay Again on Every Run'.",
+	};
 }
+
+const withoutKey = (transfer: IDataObject): IDataObject => Object.fromEntries(Object.entries(transfer).filter(([field]) => field !== 'topUpKey'));
 
 export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	value: 'internalTransfer',
@@ -42,6 +60,15 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			required: true,
 			description: 'Number of the internal recharge account (letters and digits)',
 		},
+		{
+			displayName: 'Top-Up Key',
+			name: 'topUpKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.body.eventId }}',
+			description:
+				"What makes this top-up the same one in any run: rows with the same key are one transfer, paid once, so a re-run, a retry or a second delivery of the same event does not pay again. E.g. the event's ID, a column of your sheet, or {{ $today.toISODate() }} for once a day. Not needed when the row has a 'Transfer ID'.",
+		},
 		additionalFields([
 			{
 				displayName: 'Transfer ID',
@@ -49,14 +76,14 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				default: '',
 				description:
-					"Your unique ID of this transfer: letters, digits, hyphen and underscore, at most 40. When empty, the node makes one of the row (amount and account) and its top-up round: while the run that sent the row is unfinished (a crash, a stop, n8n's Retry) the same row is the same top-up and is not paid twice; once that run finished, the next run's row is a new top-up. Options > 'Top-Up Key' names the top-up instead.",
+					"Your ID of this transfer: letters, digits, hyphen and underscore, at most 40. The same Transfer ID is the same transfer, paid once in any run. Takes the place of 'Top-Up Key'.",
 			},
 		]),
 	],
-	// Never let the service pick the ID: a retry could not then be recognised as the same transfer.
 	transferIdWhenEmpty: transferIdOf,
 	schema: () => schema,
-	request: (transfer) => ({ method: 'POST', path: '/payout/v1/internalTransfer', body: transfer }),
+	// The Top-Up Key names the transfer; the service never sees it.
+	request: (transfer) => ({ method: 'POST', path: '/payout/v1/internalTransfer', body: withoutKey(transfer) }),
 	output: (answer, transfer) => [
 		{
 			status: answer.status,

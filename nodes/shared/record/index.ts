@@ -1,35 +1,58 @@
 import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { Lease } from './lease';
-import { Recorder } from './recorder';
-import type { Planned, Verdict } from './types';
-import { currentRound, finishRound } from './rounds';
-import type { Round } from './rounds';
-import { MAX_ENTRIES, NodeStore } from './store';
+import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
+import type { FirstAnswer } from './inProcess';
+import { Journal, MAX_ENTRIES } from './journal';
+import { marks } from './marks';
+import type { DashboardStatus } from './settle';
 
 /**
- * The node's record of the transfers it sent: what makes a re-run, n8n's Retry On Fail, n8n's
- * execution retry and a re-run after a crash pay no one twice.
+ * The node's record of the transfers it sent, in n8n's processed-data store (journal.ts). Every
+ * transfer has a key the user sees before it is sent, its Transfer ID (for an internal row without
+ * one, made of the row's Top-Up Key: ../madeTransferIds.ts), and the record is keyed by it. Each
+ * promise, and the one mechanism that keeps it:
  *
- * Promises, for each of the node's last 100,000 transfers (RECORD_REACH), whatever n8n does:
- * a row is reported paid only on the evidence of a request with its own values; no row moves
- * money twice; a row whose money did not move is never shown paid. A transfer is two marks in
- * n8n's processed-data store (marks.ts), the only durable store a community node can write.
+ * - Card and standard transfers (and internal ones, where the user says the service refuses a
+ *   repeated Transfer ID) are paid at most once: the service refuses a repeated Transfer ID, and
+ *   the node sends a row again only with the same one (`guard: 'service'`).
+ * - Other internal transfers are paid at most once within the reach: the node is the guard
+ *   (`guard: 'node'`). A row is sent only by the run whose claim found its Transfer ID new: an
+ *   atomic test-and-set in one process (journal.ts), confirmed across processes.
+ * - ALREADY_SUBMITTED only where this node sent these values before: the claim, `sent`, written
+ *   before the request goes out.
+ * - A row never sent is never called sent: a run forgets the claims of the rows it did not send
+ *   (`close`); after a crash only rows claimed for the next group commit stay claimed.
+ * - Evidence is not erased by what came later: a claim is forgotten only when the service refused
+ *   the first request of it, or it was never sent. A refused re-send leaves the row in doubt.
+ * - Where the node is the guard, a row sent without a clear answer is in doubt (`open`) until the
+ *   service's answer comes or the user settles it from the dashboard (settle.ts); it is never
+ *   sent again on a guess.
  *
- * Costs: two or three store calls a run to take the node's lease (lease.ts), and group commits
- * while sending (recorder.ts) that keep the store's share of the time to about a tenth, whatever
- * the history and the batch: a call on a full record takes about 0.3 s of n8n's time, so calls
- * then come about every three seconds, each for all the rows of that time.
- *
- * Reach: beyond its last 100,000 transfers the node forgets the oldest. A card or standard row
- * older than that is refused by the service as a duplicate and reported so (never paid twice,
- * never called paid); an internal transfer has no such guard in the service (not documented).
+ * Reach: the store keeps the last MAX_ENTRIES marks per node, oldest first out: a transfer is one
+ * mark where the service guards and two where the node does (RECORD_REACH).
  */
 
-export const RECORD_REACH = 100_000;
-export type { Planned, Round, Verdict };
+/** Transfers the record remembers per node, by who refuses a repeat; room is kept for marks of rows in flight. */
+export const RECORD_REACH = { service: MAX_ENTRIES - 1000, node: (MAX_ENTRIES - 1000) / 2 } as const;
+
+/** Who refuses a second transfer with the same Transfer ID: the service, or this node's record. */
+export type Guard = keyof typeof RECORD_REACH;
+
+/** What the record says of a row, and so what the run does with it. */
+export type Claim =
+	/** Send it; `resend` when this node sent these values before without (or regardless of) a clear answer. */
+	| { kind: 'send'; resend: boolean; byDashboard?: string }
+	/** This node sent these values and the service answered (or the dashboard says paid): ALREADY_SUBMITTED. */
+	| { kind: 'answered'; first?: FirstAnswer; byDashboard?: string; contradiction?: string }
+	/** Sent by this node without a clear answer, maybe by another execution right now: UNKNOWN, not sent. */
+	| { kind: 'inDoubt'; notPaidUsed?: boolean }
+	/** This Transfer ID was claimed by this node with other values: one Transfer ID is one transfer. */
+	| { kind: 'otherValues' }
+	/** Never sent by this node, and the dashboard says the service has it: ALREADY_EXISTS, not sent. */
+	| { kind: 'dashboardOnly'; word: string }
+	/** The record could not be written: nothing sent. */
+	| { kind: 'recordFailed'; reason: string };
 
 /** A stable digest of what a request would do: the operation and its body, keys sorted. */
 export function fingerprint(operation: string, body: object): string {
@@ -37,79 +60,208 @@ export function fingerprint(operation: string, body: object): string {
 	return createHash('sha256').update(JSON.stringify([operation, sorted])).digest('hex');
 }
 
-export interface RecordSettings {
-	workflowId: string;
-	/** The service refuses a repeated Transfer ID (card and standard transfers). */
-	refusesDuplicates: boolean;
-	concurrency: number;
+interface Held {
+	key: string;
+	claimMarks: string[];
+	open: string;
+	release: () => void;
+	sent: boolean;
 }
 
+const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
+
 export class TransferRecord {
-	private recorder?: Recorder;
+	private readonly held = new Map<number, Held>();
+	/** Claims asked and not yet answered: a closing run waits for them, to forget those it will not send. */
+	private readonly claiming = new Set<Promise<Claim>>();
+	private readonly pending: Array<Promise<void>> = [];
+	private failedForget?: string;
 
 	private constructor(
-		private readonly context: IExecuteFunctions,
-		private readonly store: NodeStore,
-		private readonly lease: Lease,
-		private readonly settings: RecordSettings,
+		private readonly journal: Journal,
+		private readonly journalKey: string,
+		readonly guard: Guard,
 	) {}
 
-	/** Waits for the node's lease: one run of the node sends at a time. */
-	static async open(context: IExecuteFunctions, settings: RecordSettings): Promise<TransferRecord> {
-		const store = NodeStore.of(context, settings.workflowId);
-		const cancelled = () => context.getExecutionCancelSignal?.()?.aborted === true;
-		const unavailable = (reason: string) =>
-			new NodeOperationError(context.getNode(), `The node could not start its record of sent transfers: ${reason}`, {
-				description: "Nothing was sent. The record lives in n8n's database (its processed-data table): run the node again once the database is reachable.",
-			});
-		const lease = await Lease.acquire(store, !settings.refusesDuplicates, { onWait: (message) => context.logger.info(message), cancelled }).catch((error: Error) => {
-			throw unavailable(error.message);
-		});
-		if (!lease) throw unavailable('the execution was stopped while the node waited for another run of it to finish');
-		return new TransferRecord(context, store, lease, settings);
+	static open(context: IExecuteFunctions, workflowId: string, guard: Guard): TransferRecord {
+		return new TransferRecord(Journal.of(context, workflowId), `${workflowId}:${context.getNode().id}`, guard);
 	}
 
-	/** The node's current top-up round, for internal transfers without a Transfer ID. */
-	async round(): Promise<Round> {
-		const repeats = this.lease.waited || this.context.getMode() === 'retry';
-		return await currentRound(this.store, this.context.getExecutionId(), this.context.getWorkflowStaticData('node'), repeats, async () => await this.full());
-	}
-
-	/** Starts recording the run's transfers, in the order they will be sent. */
-	track(planned: Planned[]): void {
-		const { logger } = this.context;
-		this.recorder = new Recorder(this.store, this.lease, { ...this.settings, warn: (message) => logger.warn(message), report: (message) => logger.debug(message) }, planned);
-	}
-
-	async verdict(index: number): Promise<Verdict> {
-		return (await this.recorder?.verdict(index)) ?? { kind: 'recordFailed', reason: 'the run was not tracked' };
-	}
-
-	sending(index: number) {
-		this.recorder?.sending(index);
-	}
-
-	answered(index: number) {
-		this.recorder?.answered(index);
-	}
-
-	refused(index: number) {
-		this.recorder?.refused(index);
-	}
-
-	/** Records what is pending, finishes the round if asked, and frees the node for the next run. */
-	async close(finishedRound?: number): Promise<void> {
+	/** What to do with a row: claimed for this run to send, or why not. */
+	async claim(index: number, transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+		const claiming = this.claimOnce(index, transferId, print, dashboard);
+		this.claiming.add(claiming);
 		try {
-			await this.recorder?.close();
-			if (finishedRound !== undefined && !this.recorder?.failure) await finishRound(this.store, this.context.getExecutionId(), finishedRound);
+			return await claiming;
 		} finally {
-			await this.lease.release(this.store).catch((error: Error) => this.context.logger.warn(`Payouts: the node's lease could not be freed (it expires within 30 seconds): ${error.message}`));
+			this.claiming.delete(claiming);
 		}
 	}
 
-	/** Whether the record holds as many marks as it keeps, so it may have forgotten old transfers. */
-	async full(): Promise<boolean> {
-		return (await this.store.size()) >= MAX_ENTRIES - 1000;
+	private async claimOnce(index: number, transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+		const sent = marks.sent(transferId, print);
+		const key = `${this.journalKey}|${sent}`;
+		const release = await takeTurn(key);
+		const claimMarks = this.guard === 'node' ? [marks.id(transferId), sent] : [sent];
+		const open = marks.open(transferId, print);
+		const hold = (claim: Claim): Claim => {
+			if (claim.kind === 'send') this.held.set(index, { key, claimMarks, open, release, sent: false });
+			else release();
+			return claim;
+		};
+		try {
+			if (this.guard === 'service') {
+				const { seen } = await this.journal.record(claimMarks);
+				if (!seen.has(sent)) return hold({ kind: 'send', resend: false });
+				// Sent before: if this process has the service's clear answer to it, that is the answer.
+				const first = firstAnswer(key);
+				return hold(first ? { kind: 'answered', first } : { kind: 'send', resend: true });
+			}
+			const claim = await this.claimAsGuard(transferId, print, dashboard);
+			// Answered before: this process may still have the answer's references.
+			if (claim.kind === 'answered' && !claim.byDashboard) claim.first = firstAnswer(key);
+			return hold(claim);
+		} catch (error) {
+			release();
+			return { kind: 'recordFailed', reason: reasonOf(error) };
+		}
+	}
+
+	/** The node is the guard: the claim finds the Transfer ID new, answered, in doubt, or taken. */
+	private async claimAsGuard(transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
+		const forget = (unwanted: string[]) => this.later(this.journal.forget(unwanted));
+		for (let attempt = 1; ; attempt++) {
+			const recorded = await this.journal.record([id, sent, open], { withToken: true });
+			const { seen } = recorded;
+			if (!seen.has(id)) {
+				if (!(await this.journal.confirm(recorded))) {
+					// Another process wrote the row over this claim: ask again (its own claim may now be there).
+					if (attempt < 3) continue;
+					throw new Error('another n8n process overwrote its claim three times in a row');
+				}
+				if (dashboard?.verdict === 'paid') {
+					forget([id, sent, open]);
+					return { kind: 'dashboardOnly', word: dashboard.word };
+				}
+				return { kind: 'send', resend: false };
+			}
+			this.journal.dismiss(recorded);
+			// Asking recorded what was not there: forgotten again, so it never reads as evidence.
+			if (!seen.has(sent)) {
+				forget([sent, open]);
+				return { kind: 'otherValues' };
+			}
+			if (!seen.has(open)) {
+				forget([open]);
+				return dashboard?.verdict === 'notPaid' ? await this.correctDashboard(transferId, print, dashboard) : { kind: 'answered' };
+			}
+			if (!dashboard) return { kind: 'inDoubt' };
+			if (dashboard.verdict === 'paid') {
+				forget([open]);
+				await this.journal.record([marks.paidByDashboard(transferId, print)]);
+				return { kind: 'answered', byDashboard: dashboard.word };
+			}
+			return await this.actOnNotPaid(transferId, print, dashboard);
+		}
+	}
+
+	/** A row in doubt that the dashboard says is not paid is sent again, once. */
+	private async actOnNotPaid(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
+		const actedOn = marks.notPaidActedOn(transferId, print);
+		const { seen } = await this.journal.record([actedOn, marks.open(transferId, print)]);
+		if (seen.has(actedOn)) return { kind: 'inDoubt', notPaidUsed: true };
+		return { kind: 'send', resend: true, byDashboard: dashboard.word };
+	}
+
+	/**
+	 * An answered row that the dashboard says is not paid: a correction of the user's own earlier
+	 * "paid", or a contradiction of the service's answer, which the node reports and leaves alone.
+	 */
+	private async correctDashboard(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
+		const paidByDashboard = marks.paidByDashboard(transferId, print);
+		const { seen } = await this.journal.record([paidByDashboard]);
+		this.later(this.journal.forget([paidByDashboard]));
+		if (!seen.has(paidByDashboard)) return { kind: 'answered', contradiction: dashboard.word };
+		return await this.actOnNotPaid(transferId, print, dashboard);
+	}
+
+	/** The request is going out now: from here its claim stays unless the service refuses it. */
+	sending(index: number) {
+		const row = this.held.get(index);
+		if (row) row.sent = true;
+	}
+
+	/** The service answered clearly (SUCCESS or PENDING, or refused a repeat of this node's own request). */
+	answered(index: number, answer?: FirstAnswer) {
+		this.settle(index, (row) => {
+			if (answer) rememberAnswer(row.key, answer);
+			if (this.guard === 'node') this.later(this.journal.forget([row.open]));
+		});
+	}
+
+	/** The service refused the first request of this row: no money moved, so the claim goes. */
+	refusedFirst(index: number) {
+		this.settle(index, (row) => this.later(this.journal.forget([...row.claimMarks, ...(this.guard === 'node' ? [row.open] : [])])));
+	}
+
+	/** No clear answer, or a re-send refused: the row stays claimed, in doubt. */
+	inDoubt(index: number) {
+		this.settle(index, () => undefined);
+	}
+
+	/** Claimed but not sent (the run stopped or was cancelled first): the claim goes. */
+	notSent(index: number) {
+		const row = this.held.get(index);
+		if (row && !row.sent) this.refusedFirst(index);
+	}
+
+	/** Forgets the claims of rows this run never sent and waits for every write it made. */
+	async close(): Promise<{ warning?: string }> {
+		await Promise.all(this.claiming);
+		for (const index of [...this.held.keys()]) this.notSent(index);
+		await Promise.all(this.pending);
+		return { warning: this.failedForget };
+	}
+
+	/**
+	 * For a dry run: what the record says of the row, leaving it as it was (what asking recorded
+	 * is forgotten at once; if n8n stops in between, the row errs to "in doubt", never to "paid").
+	 */
+	async peek(transferId: string, print: string): Promise<'new' | 'answered' | 'sentBefore' | 'inDoubt' | 'otherValues'> {
+		const sent = marks.sent(transferId, print);
+		const asked = this.guard === 'node' ? [marks.id(transferId), sent, marks.open(transferId, print)] : [sent];
+		const { seen } = await this.journal.record(asked);
+		await this.journal.forget(asked.filter((mark) => !seen.has(mark)));
+		if (!seen.has(asked[0])) return 'new';
+		if (this.guard === 'service') return firstAnswer(`${this.journalKey}|${sent}`) ? 'answered' : 'sentBefore';
+		if (!seen.has(sent)) return 'otherValues';
+		return seen.has(asked[2]) ? 'inDoubt' : 'answered';
+	}
+
+	/** The last store call's duration, for how far ahead a batch claims. */
+	lastCallMs(): number {
+		return this.journal.lastCallMs();
+	}
+
+	/** How long a claim waits for its confirmation, where the node guards. */
+	guardWaitMs(): number {
+		return this.journal.guardWaitMs();
+	}
+
+	private settle(index: number, then: (row: Held) => void) {
+		const row = this.held.get(index);
+		if (!row) return;
+		this.held.delete(index);
+		then(row);
+		row.release();
+	}
+
+	private later(write: Promise<void>) {
+		this.pending.push(
+			write.catch((error) => {
+				this.failedForget = `the record could not forget what it no longer holds true (${reasonOf(error)}); the rows concerned read as in doubt`;
+			}),
+		);
 	}
 }
-

@@ -1,30 +1,23 @@
 /**
- * Every string the record gives n8n's store, in one place (the store keeps only their md5, so two
- * meanings must never share a string). A transfer is two marks: its claim, recorded before the
- * request goes out, and `done`, recorded once the service answered it clearly.
+ * Every string the record gives n8n's store, in one place: the store keeps only their md5, so two
+ * meanings must never share a string. `print` is a digest of the request's values (index.ts).
  *
- * The names continue those of version 0.1 (`sent:` and `id:`), so a row recorded by 0.1 is a
- * claim without `done`: it reads as unanswered once (card and standard transfers are sent again,
- * and the service refuses the duplicate; internal transfers read UNKNOWN until settled).
+ * The store can only test-and-set ("was it there? it is now") and forget. So a mark is only ever
+ * asked about where recording it is true or errs safe: asking about `open` when it is not there
+ * records it, which reads as "no clear answer" (a row in doubt, never paid on a guess) until the
+ * same run forgets it again.
  */
 export const marks = {
-	/** Card and standard: this node may have sent this Transfer ID with these values. */
-	sentWith: (transferId: string, print: string) => `sent:${transferId}:${print}`,
-	/** Internal: this node may have sent this Transfer ID (with these or other values). */
-	sentId: (transferId: string) => `id:${transferId}`,
-	/** The service answered this transfer clearly (SUCCESS or PENDING). */
-	done: (transferId: string, print: string) => `done:${transferId}:${print}`,
-	/** The node sent this transfer again on the user's n-th "not paid" (Options > Dashboard Outcomes). */
-	notPaidUsed: (transferId: string, print: string, look: number) => `notpaid:${transferId}:${print}:${look}`,
-	/** A check of `done` marks is under way; if it is found set, one was interrupted. */
-	checking: 'checking',
-	/** Written with a call; found by the next call unless another process overwrote the row. */
+	/** The claim: this node sent, or is about to send, this Transfer ID with these values. */
+	sent: (transferId: string, print: string) => `sent:${transferId}:${print}`,
+	/** Where the node is the guard: this node claimed this Transfer ID, with these or other values. */
+	id: (transferId: string) => `id:${transferId}`,
+	/** Where the node is the guard: the claim has no clear answer yet (in flight, or in doubt). */
+	open: (transferId: string, print: string) => `open:${transferId}:${print}`,
+	/** The user's dashboard said paid, so `open` was forgotten on the user's word (it can be corrected). */
+	paidByDashboard: (transferId: string, print: string) => `dashboard-paid:${transferId}:${print}`,
+	/** The user's dashboard said not paid and the node sent the row again: acted on once. */
+	notPaidActedOn: (transferId: string, print: string) => `dashboard-not-paid:${transferId}:${print}`,
+	/** Written with a store call, asked about by a later one: found, unless another process overwrote the call. */
 	token: (nonce: string) => `token:${nonce}`,
-	/** A run of this node holds the lease in this time slot. */
-	lease: (slot: number) => `lease:${slot}`,
-	/** Top-up rounds of internal transfers without a Transfer ID (rounds.ts). */
-	round: (round: number) => `round:${round}`,
-	roundOpen: (round: number) => `round:${round}:open`,
-	roundShared: (round: number) => `round:${round}:shared`,
-	roundChecking: 'round:checking',
 } as const;

@@ -1,0 +1,40 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * What this n8n process knows beyond the store, for the transfers its executions send: which are
+ * in flight right now (a second execution of the same transfer waits for the first instead of
+ * racing it), and the clear answers they got, so that a repeat reads ALREADY_SUBMITTED with the
+ * first answer's references. Memory only: a restart forgets it, and the store still holds the claims.
+ */
+
+/** The service's clear answer to this node's own request: its status and references. */
+export type FirstAnswer = IDataObject;
+
+const MAX_ANSWERS = 20_000;
+const answers = new Map<string, FirstAnswer>();
+const inFlight = new Map<string, Promise<void>>();
+
+export function firstAnswer(key: string): FirstAnswer | undefined {
+	return answers.get(key);
+}
+
+export function rememberAnswer(key: string, answer: FirstAnswer) {
+	answers.delete(key);
+	answers.set(key, answer);
+	if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value as string);
+}
+
+/**
+ * One execution at a time per transfer in this process: waits while another execution here sends
+ * the same transfer, then holds the turn until the returned function is called.
+ */
+export async function takeTurn(key: string): Promise<() => void> {
+	for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running;
+	let done!: () => void;
+	const mine = new Promise<void>((resolve) => (done = resolve));
+	inFlight.set(key, mine);
+	return () => {
+		if (inFlight.get(key) === mine) inFlight.delete(key);
+		done();
+	};
+}

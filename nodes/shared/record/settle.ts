@@ -1,0 +1,32 @@
+/**
+ * Options > Dashboard Status: what the payouts dashboard says of a row's Transfer ID, mapped from
+ * a column (e.g. the dashboard's CSV export, read with Extract From File and merged with the
+ * batch by Transfer ID). Only a row the node itself guards and cannot tell about needs it: an
+ * internal transfer sent without a clear answer. The dashboard's own words are read as they are.
+ */
+
+export type DashboardVerdict = 'paid' | 'notPaid';
+
+/** The words, by what they say about the money. */
+export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
+	// The service has the transfer: it moved money or is moving it.
+	paid: ['SUCCESS', 'PENDING'],
+	// The service has no transfer with this ID, or refused it: no money moved.
+	notPaid: ['FAILED', 'ERROR', 'REJECTED', 'NOT_FOUND'],
+};
+
+export interface DashboardStatus {
+	verdict: DashboardVerdict;
+	/** The word as the dashboard wrote it, for the output. */
+	word: string;
+}
+
+/** Reads a status: undefined when none is given, a rule's message when it is not one of the words. */
+export function readDashboardStatus(value: unknown): DashboardStatus | undefined | { issue: string } {
+	if (value === undefined || value === null || String(value).trim() === '') return undefined;
+	const word = String(value).trim().toUpperCase().replace(/[\s-]+/g, '_');
+	for (const verdict of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
+		if (DASHBOARD_WORDS[verdict].includes(word)) return { verdict, word };
+	}
+	return { issue: `must be one of the dashboard's words ${[...DASHBOARD_WORDS.paid, ...DASHBOARD_WORDS.notPaid].join(', ')}` };
+}
