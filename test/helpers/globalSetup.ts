@@ -80,7 +80,8 @@ async function installDebianPackages(packages: string[]) {
 export default async function globalSetup(globalConfig: { testPathPattern?: string }, projectConfig: { testPathIgnorePatterns?: string[] }) {
 	const files = selectedTestFiles(globalConfig, projectConfig);
 	const source = (file: string) => fs.readFileSync(file, 'utf8');
-	const needsN8n = files.filter((file) => /(scripts\/n8n(\.js)?|helpers\/e2e)'/.test(source(file)));
+	// The suites that run real n8n: everything under test/e2e and test/browser.
+	const needsN8n = files.filter((file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file));
 	if (!needsN8n.length) return;
 	const background: Background[] = [];
 	(globalThis as { payoutsBackground?: Background[] }).payoutsBackground = background;

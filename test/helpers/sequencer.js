@@ -30,7 +30,8 @@ const MEASURED = {
 	'test/package/package.test.ts': 17,
 };
 const ROOT = path.join(__dirname, '..', '..');
-const needsN8n = (file) => /(scripts\/n8n(\.js)?|helpers\/e2e)'/.test(fs.readFileSync(file, 'utf8'));
+/** The suites that run real n8n: everything under test/e2e and test/browser. */
+const needsN8n = (file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file);
 
 class PayoutsSequencer extends Sequencer {
 	sort(tests) {
