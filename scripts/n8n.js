@@ -653,8 +653,11 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 				throw fatal(`GET ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
 			}, options);
 		}
-		// Every version we run has it: connected and migrated (2.x: and every route mounted).
-		await waitFor(`n8n's /healthz/readiness on ${url}`, async () => (await fetch(`${url}/healthz/readiness`)).ok, options);
+		// Connected and migrated (2.x: and every route mounted); an n8n without the route (404) has said enough above.
+		await waitFor(`n8n's /healthz/readiness on ${url}`, async () => {
+			const { status } = await fetch(`${url}/healthz/readiness`);
+			return status === 200 || status === 404;
+		}, options);
 		// What answered is this n8n, not another process on its port (this one would have exited).
 		if (exited(child)) throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) while something else answered on ${url}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
 		return { child, url, cookie, logFile, stop, startedInMs: Date.now() - started };
