@@ -190,7 +190,8 @@ function redisIntegers(port, commands) {
 		socket.on('connect', () => socket.write(commands.map((words) => `*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`).join('')));
 		socket.on('data', (chunk) => {
 			answer += chunk;
-			const lines = answer.split('\r\n').filter(Boolean);
+			// Complete lines only: an answer may arrive in pieces.
+			const lines = answer.split('\r\n').slice(0, -1);
 			if (lines.length < commands.length) return;
 			socket.end();
 			const bad = lines.find((line) => !line.startsWith(':'));
