@@ -1,8 +1,24 @@
-/** Every test: unit, sandbox, engine (n8n-core in-process), end-to-end (real n8n) and browser. */
+/**
+ * Every test: unit, sandbox, engine (n8n-core in-process), end-to-end (real n8n) and browser.
+ *
+ * Two suites at a time (even on two cores): the end-to-end suites mostly wait for n8n (polls a
+ * minute apart, restarts, kills), and each starts its own n8n, sandbox and user folder on free
+ * ports, so they do not interfere. globalSetup starts the n8n install and the package's pack in
+ * the background while the first suites run; the sequencer runs the longest suites first
+ * (docs/testing.md, "How long `npm test` takes").
+ */
+const os = require('node:os');
+
+const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  testTimeout: 30000,
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	testTimeout: 30000,
+	maxWorkers: Math.max(2, Math.min(cores, 3)),
+	globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
+	testSequencer: '<rootDir>/test/helpers/sequencer.js',
 };

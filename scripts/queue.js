@@ -178,6 +178,63 @@ function redisPing(port) {
 	});
 }
 
+/**
+ * Redis commands over one connection (RESP, integer answers only): enough to read the job queue's
+ * lengths without a client library. Resolves with the integers, in order.
+ */
+function redisIntegers(port, commands) {
+	return new Promise((resolve, reject) => {
+		const socket = net.connect(port, '127.0.0.1');
+		let answer = '';
+		socket.setTimeout(5000, () => socket.destroy(new Error(`Redis on port ${port} did not answer within 5 s`)));
+		socket.on('connect', () => socket.write(commands.map((words) => `*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`).join('')));
+		socket.on('data', (chunk) => {
+			answer += chunk;
+			// Complete lines only: an answer may arrive in pieces.
+			const lines = answer.split('\r\n').slice(0, -1);
+			if (lines.length < commands.length) return;
+			socket.end();
+			const bad = lines.find((line) => !line.startsWith(':'));
+			if (bad) reject(new Error(`Redis answered ${bad}`));
+			else resolve(lines.slice(0, commands.length).map((line) => Number(line.slice(1))));
+		});
+		socket.on('error', reject);
+	});
+}
+
+/** Bull's own record of n8n's job queue ("jobs", prefix "bull"): jobs waiting for a worker, held by one, delayed, paused. */
+async function queueJobCounts(stack) {
+	const key = (list) => `bull:jobs:${list}`;
+	const [waiting, active, delayed, paused] = await redisIntegers(stack.redis.port, [
+		['LLEN', key('wait')],
+		['LLEN', key('active')],
+		['ZCARD', key('delayed')],
+		['LLEN', key('paused')],
+	]);
+	return { waiting, active, delayed, paused };
+}
+
+/**
+ * Stops every execution the queue-mode set-up has not finished and waits until nothing runs: n8n
+ * lists no unfinished execution (scripts/n8n.js `stopRunningExecutions`), and Bull's queue holds no
+ * job (a worker holds an execution's job until the execution has really ended, stopped or not; a
+ * killed worker's job counts until n8n fails it as stalled, up to a minute later). Call it before
+ * resetting the sandbox between tests that pay. `idle`: as for stopRunningExecutions. Returns
+ * the executions stopped.
+ */
+async function settle(stack, { timeoutSeconds = 180, idle } = {}) {
+	const stopped = await n8n.stopRunningExecutions(stack.rest, { timeoutSeconds });
+	let counts;
+	await n8n.waitFor('the job queue to empty (every job finished by its worker)', async () => {
+		counts = await queueJobCounts(stack);
+		return counts.waiting + counts.active + counts.delayed + counts.paused === 0;
+	}, { timeoutSeconds, intervalMs: 250 }).catch((error) => {
+		throw new Error(`${error.message}; Bull's queue: ${JSON.stringify(counts)}`);
+	});
+	if (idle) await n8n.waitFor('the service to see the stopped executions end', idle, { timeoutSeconds, intervalMs: 100 });
+	return stopped;
+}
+
 /** Redis for n8n's job queue on 127.0.0.1:`port`, in memory only (the queue is transient; executions live in Postgres). */
 async function startRedis({ dir, port }) {
 	const bin = redisServerBin();
@@ -211,7 +268,10 @@ function queueEnv(env, { postgres, redis }) {
 	return result;
 }
 
-/** `n8n worker`, ready once its health check answers /healthz/readiness. */
+/**
+ * `n8n worker`, ready once its health check answers /healthz/readiness: connected to the
+ * database and Redis (n8n 2.x: and taking jobs from the queue).
+ */
 async function startWorker(env, logFile, { healthPort, concurrency = 5, timeoutSeconds = 180 } = {}) {
 	const workerEnv = { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_PORT: String(healthPort) };
 	fs.writeFileSync(logFile, '');
@@ -237,11 +297,22 @@ async function importExamplesOnce(userFolder, env) {
 	return missing.length;
 }
 
+/** The production webhooks of the workflows in `publish`: [{ path, method }]. */
+function publishedWebhooks(workflows, publish) {
+	return workflows
+		.filter((workflow) => publish.includes(workflow.id))
+		.flatMap((workflow) => workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook' && !node.disabled))
+		.map((node) => ({ path: node.parameters?.path ?? node.webhookId, method: node.parameters?.httpMethod ?? 'GET' }));
+}
+
 /**
  * Starts the whole queue-mode set-up in `baseDir`: Postgres, Redis, the package installed into
  * the main's user folder and copied into each worker's, the credential, `workflows` (default: the
  * examples, once), `publish` (workflow ids made active, before the main starts), the main with its
- * owner account, then the workers (`workerConcurrency` executions at once each). Returns handles and `stop()`, which stops all of it.
+ * owner account (ready once its REST routes and the published workflows' webhooks answer), then the
+ * workers (`workerConcurrency` executions at once each, each ready once it takes jobs). Returns
+ * handles (`main`, `cookie`, `rest`: a REST client of the main, `workers`, `postgres`, `redis`),
+ * `startMain()`, `startWorker(index)`, and `stop()`, which stops all of it.
  */
 async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workerConcurrency = 5, workflows, publish = [], reuse = false, fast = false, onStep = () => {} }) {
 	const started = [];
@@ -288,25 +359,23 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 
 		onStep('n8n main');
 		stack.mainLogs = [];
+		stack.webhooks = publishedWebhooks(workflows ?? n8n.exampleWorkflows(), publish);
 		stack.startMain = async () => {
 			const logFile = path.join(baseDir, `main-${stack.mainLogs.length + 1}.log`);
 			stack.mainLogs.push(logFile);
+			// Returns once the owner's session and the REST routes the demo and the tests use answer.
 			const server = await n8n.startServer(stack.mainEnv, logFile);
 			stack.main = server;
-			// n8n answers /rest/settings, then login, before it mounts its other routes (a restarted
-			// main took seconds more here): wait for the routes the demo and the tests use.
-			await waitUntil('n8n main login and REST API', async () => {
-				stack.cookie = await n8n.ensureOwner(server.url);
-				for (const route of ['/rest/workflows', '/rest/executions']) {
-					if (!(await fetch(`${server.url}${route}?limit=1`, { headers: { cookie: stack.cookie } })).ok) return false;
-				}
-				return true;
-			}, { timeoutSeconds: 120 });
+			stack.cookie = server.cookie;
+			stack.rest = await n8n.restClient(server.url, { cookie: server.cookie });
+			// The published workflows' webhooks are registered after the REST API answers (a
+			// restarted main too): a request before that is answered 404 "not registered".
+			for (const webhook of stack.webhooks) await n8n.waitForWebhook(server.url, webhook.path, { method: webhook.method, child: server.child });
 			return server;
 		};
-		const mainPart = { stop: () => stack.main?.stop() ?? Promise.resolve() };
+		// Stopped by stack.stop() even when it is not ready in time.
+		started.push({ stop: () => stack.main?.stop() ?? Promise.resolve() });
 		await stack.startMain();
-		started.push(mainPart);
 
 		onStep(`${workers} n8n workers`);
 		stack.workerEnv = [];
@@ -423,5 +492,7 @@ module.exports = {
 	startWorker,
 	startQueueStack,
 	workerOfExecution,
+	queueJobCounts,
+	settle,
 	stopChild,
 };

@@ -23,7 +23,7 @@ export function ensureChromium(): string | undefined {
 		try {
 			const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 			execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-			execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+			execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], env });
 		} catch (error) {
 			banner([`Installing chromium failed: ${(error as Error).message.split('\n')[0]}`]);
 		}

@@ -10,18 +10,16 @@
  * cannot be installed the test is skipped with a loud message, except under CI, where it fails.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
-import { seed, startSandbox } from '../helpers/sandbox';
+import { n8n, suiteN8n } from '../helpers/e2e';
+import type { Rest, Server, SuiteN8n } from '../helpers/e2e';
+import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
 import { ensureChromium } from './chromium';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js');
 
 jest.setTimeout(20 * 60 * 1000);
 
@@ -79,9 +77,10 @@ const scratchWorkflows = [
 const chromiumPath = ensureChromium();
 const describeWithBrowser = chromiumPath ? describe : describe.skip;
 
+let suite: SuiteN8n;
 let sandbox: Sandbox;
-let userFolder: string;
-let server: { url: string; stop: () => Promise<void> };
+let server: Server;
+let rest: Rest;
 let browser: Browser;
 let page: Page;
 
@@ -97,16 +96,11 @@ async function shoot(name: string) {
 
 describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	beforeAll(async () => {
-		await n8n.ensureRuntime();
-		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-		userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-browser-'));
-		await n8n.installPackage(userFolder);
-		const port = await n8n.freePort();
-		const env = n8n.n8nEnv(userFolder, { port, brokerPort: await n8n.freePort() });
-		await n8n.importCredential(userFolder, env, sandbox, seed);
-		await n8n.importWorkflows(userFolder, env, [...examples, ...scratchWorkflows]);
-		server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
-		await n8n.ensureOwner(server.url);
+		// The owner account exists once the server is ready (startServer); the test signs in through the form.
+		suite = await suiteN8n({ name: 'browser', workflows: [...examples, ...scratchWorkflows], server: true });
+		({ sandbox } = suite);
+		server = suite.server as Server;
+		rest = suite.rest as Rest;
 
 		browser = await chromium.launch({
 			executablePath: chromiumPath as string,
@@ -119,9 +113,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 
 	afterAll(async () => {
 		await browser?.close();
-		await server?.stop();
-		await sandbox?.close();
-		if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
+		await suite?.close();
 	});
 
 	test('the owner signs in through the sign-in form', async () => {
@@ -217,6 +209,17 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 
 	// ---- Typing into the fields as a user does (issue 11) ----
 
+	/**
+	 * Before a test that looks at what the sandbox received: nothing an earlier test started is
+	 * still running (an execution a timed-out test left is stopped and waited for), then the
+	 * sandbox's seeded state.
+	 */
+	async function resetSandbox() {
+		const stopped = await n8n.stopRunningExecutions(rest);
+		if (stopped.length) process.stderr.write(`[browser test] stopped ${stopped.length} execution(s) an earlier test left running: ${JSON.stringify(stopped)}\n`);
+		sandbox.reset();
+	}
+
 	async function openNode(workflowId: string, nodeName: string) {
 		await page.goto(`${server.url}/workflow/${workflowId}`);
 		const onCanvas = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`);
@@ -257,7 +260,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	};
 
 	test('typing: an empty Amount is flagged by the editor and the run is refused; nothing is sent', async () => {
-		sandbox.reset();
+		await resetSandbox();
 		const ndv = await openNode('typedStandard', 'Pay');
 		expect(await fieldOf(ndv, 'amount').inputValue()).toBe('');
 		// The field is marked, and its warning says why.
@@ -275,7 +278,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test('typing: 150000 stays 150000 and is refused with our message; nothing is sent', async () => {
-		sandbox.reset();
+		await resetSandbox();
 		const ndv = await openNode('typedStandard', 'Pay');
 		await typeInto(ndv, 'amount', '150000');
 		await executeStep(ndv);
@@ -287,7 +290,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test('typing: 1500.50 stays 1500.50 and arrives as 1500.50', async () => {
-		sandbox.reset();
+		await resetSandbox();
 		const ndv = await openNode('typedStandard', 'Pay');
 		await typeInto(ndv, 'amount', '1500.50');
 		await executeStep(ndv);
@@ -302,7 +305,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test('typing: an expression for Amount ({{ $json.amount }}) pays the previous node\'s 2500.75 exactly', async () => {
-		sandbox.reset();
+		await resetSandbox();
 		const ndv = await openNode('typedExpression', 'Pay');
 		// As pasted into the empty field: the editor turns text with {{ }} into an expression.
 		await fieldOf(ndv, 'amount').fill('{{ $json.amount }}');
@@ -330,7 +333,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test("typing: the trigger's Fetch Test Event with Trigger On 'New Incident' gives an open incident, and its subtitle reads New Incident", async () => {
-		sandbox.reset();
+		await resetSandbox();
 		sandbox.addIncident({ mode: 'UPI', entityCode: 'OPENBANK1', entityName: 'Open Bank' });
 		const later = sandbox.addIncident({ mode: 'NEFT', entityCode: 'DONEBANK1', entityName: 'Done Bank' });
 		sandbox.resolveIncident(later.id);

@@ -1,26 +1,17 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * End to end in real n8n: the package is packed and installed the way n8n installs community
  * packages, then every example workflow is imported and executed by the n8n CLI against the
  * sandbox. This proves that every runtime import (zod included) resolves inside n8n.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
-import { seed, startSandbox } from '../helpers/sandbox';
+import { example, expectRun, n8n, runWithCli, suiteN8n } from '../helpers/e2e';
+import type { SuiteN8n } from '../helpers/e2e';
+import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js');
 
 jest.setTimeout(20 * 60 * 1000);
 
-const examplesDir = path.join(__dirname, '..', '..', 'examples');
-const example = (name: string) => JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8'));
-
 /** The editor starts these from a schedule or a webhook; the CLI needs a Manual Trigger. */
-function withManualTrigger(workflow: { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> }, triggerName: string, output?: Record<string, unknown>) {
+function withManualTrigger<T extends { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> }>(workflow: T, triggerName: string, output?: Record<string, unknown>): T {
 	const nodes = workflow.nodes.map((node) =>
 		node.name === triggerName ? { id: node.id, name: triggerName, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: node.position, parameters: {} } : node,
 	);
@@ -36,53 +27,47 @@ const unknownBeneficiary = {
 	name: 'E2E: unknown beneficiary',
 	nodes: [
 		{ id: 'e-1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{ id: 'e-2', name: 'Beneficiary', type: 'n8n-nodes-payouts.payoutsBeneficiary', typeVersion: 1, position: [260, 0], parameters: { operation: 'get', beneId: seed.unknownBeneId, options: {} }, credentials: { payoutsApi: { id: 'payoutsSandbox01', name: 'Payouts Sandbox' } } },
+		{ id: 'e-2', name: 'Beneficiary', type: 'n8n-nodes-payouts.payoutsBeneficiary', typeVersion: 1, position: [260, 0], parameters: { operation: 'get', beneId: seed.unknownBeneId, options: {} }, credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } } },
 	],
 	connections: { Start: { main: [[{ node: 'Beneficiary', type: 'main', index: 0 }]] } },
 	settings: { executionOrder: 'v1' },
 	active: false,
 };
 
+let suite: SuiteN8n;
 let sandbox: Sandbox;
-let userFolder: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-	await n8n.ensureRuntime();
-	sandbox = await startSandbox({ port: 0 });
-	userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-e2e-'));
-	await n8n.installPackage(userFolder);
-	env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
-	await n8n.importCredential(userFolder, env, sandbox, seed);
-	await n8n.importWorkflows(userFolder, env, [
-		withManualTrigger(example('incident-check'), 'Every 15 Minutes'),
-		example('paylink-status'),
-		example('csv-batch-payouts'),
-		withManualTrigger(example('oauth-callback'), 'OAuth Redirect URL', { query: { auth_code: seed.authCodes[3] } }),
-		unknownBeneficiary,
-	]);
+	suite = await suiteN8n({
+		name: 'e2e-examples',
+		workflows: [
+			withManualTrigger(example('incident-check'), 'Every 15 Minutes'),
+			example('paylink-status'),
+			example('csv-batch-payouts'),
+			withManualTrigger(example('oauth-callback'), 'OAuth Redirect URL', { query: { auth_code: seed.authCodes[3] } }),
+			unknownBeneficiary,
+		],
+	});
+	sandbox = suite.sandbox;
 });
 
-afterAll(async () => {
-	await sandbox?.close();
-	if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
-});
+afterAll(async () => suite?.close());
 
+// Every run here is a CLI process the test waits for: nothing of one test is still running in the next.
 beforeEach(() => sandbox.reset());
 
-async function execute(id: string) {
-	const { code, run } = await n8n.executeWorkflow(id, env);
-	const output = (node: string, branch = 0) =>
-		(run.data.resultData.runData[node]?.[0]?.data?.main?.[branch] ?? []).map((item: { json: Record<string, unknown> }) => item.json);
-	return { code, run, output, error: run.data.resultData.error };
+/** Runs a workflow with `n8n execute`; a run that ends otherwise than `code` fails with its error, output by status and ledger. */
+async function execute(id: string, code = 0) {
+	const run = await runWithCli(id, suite.env);
+	expectRun(run, { code }, sandbox);
+	return run;
 }
 
 test('scheduled incident check: one notification message per unresolved incident of today', async () => {
-	const { code, output } = await execute('payoutsIncidentCheck');
-	expect(code).toBe(0);
+	const { output } = await execute('payoutsIncidentCheck');
 	const incidents = output('Unresolved Incidents');
 	expect(incidents.length).toBeGreaterThan(0);
-	expect(incidents.every((incident: { isResolved: boolean }) => incident.isResolved === false)).toBe(true);
+	expect(incidents.every((incident) => incident.isResolved === false)).toBe(true);
 	const messages = output('Notification Message');
 	expect(messages).toHaveLength(incidents.length);
 	expect(messages[0].message).toMatch(/^Bank incident: .+ \(.+\), [A-Z]+ transfers affected since \d{4}-\d{2}-\d{2}T.+Z, impact (LOW|MEDIUM|HIGH)/);
@@ -90,14 +75,12 @@ test('scheduled incident check: one notification message per unresolved incident
 });
 
 test('paylink status into a notification message', async () => {
-	const { code, output } = await execute('payoutsPaylinkStatus');
-	expect(code).toBe(0);
+	const { output } = await execute('payoutsPaylinkStatus');
 	expect(output('Notification Message')).toEqual([{ message: `Paylink ${seed.paylinks.active} is ACTIVE: https://payouts.example.com/paylink/paylink_active_1` }]);
 });
 
 test('batch payouts from CSV: successes and failures split, the bad row does not stop the batch', async () => {
-	const { code, output } = await execute('payoutsCsvBatch');
-	expect(code).toBe(0);
+	const { output } = await execute('payoutsCsvBatch');
 	expect(output('Paid')).toEqual([
 		{ summary: expect.stringMatching(/^Paid nov_payout_0001: SUCCESS \(reference \d+\)$/), transferId: 'nov_payout_0001', status: 'SUCCESS' },
 		{ summary: expect.stringMatching(/^Paid nov_payout_0003: SUCCESS \(reference \d+\)$/), transferId: 'nov_payout_0003', status: 'SUCCESS' },
@@ -109,18 +92,16 @@ test('batch payouts from CSV: successes and failures split, the bad row does not
 });
 
 test('OAuth callback: the code from the redirect is exchanged for a token', async () => {
-	const { code, output } = await execute('payoutsOAuthCallback');
-	expect(code).toBe(0);
+	const { output } = await execute('payoutsOAuthCallback');
 	const [connected] = output('Connected');
 	expect(connected.message).toMatch(/^Connected: verification verification_\d+, token valid until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
 	expect(sandbox.state().usedAuthCodes).toEqual([seed.authCodes[3]]);
 });
 
 test('an error stops the run with exit code 1 and the mapped error: name, message, httpCode', async () => {
-	const { code, error } = await execute('payoutsE2eError');
-	expect(code).toBe(1);
+	const { error } = await execute('payoutsE2eError', 1);
 	expect(error).toMatchObject({ name: 'NodeApiError', message: 'Beneficiary does not exist [item 0]', httpCode: '404' });
-	expect(error.description).toContain("No beneficiary has this 'Beneficiary ID'");
+	expect(error?.description).toContain("No beneficiary has this 'Beneficiary ID'");
 });
 
 function n8nTypesUsed(service: Sandbox) {

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * Issue #19 in real n8n: the service may read the incident query's times ("yyyy-mm-dd hh:mm:ss",
  * no zone) in a timezone other than the workflow's. Here the sandbox reads them in India's time
@@ -7,19 +6,11 @@
  * opened over the sandbox's control interface must start a run of the active workflow on the
  * trigger's next poll, not hours later.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
-import { seed, startSandbox } from '../helpers/sandbox';
+import { finishedExecution, n8n, suiteN8n, until } from '../helpers/e2e';
+import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
 import type { Sandbox } from '../helpers/sandbox';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js');
-
-jest.setTimeout(10 * 60 * 1000);
-
-type Json = Record<string, unknown>;
+jest.setTimeout(20 * 60 * 1000);
 
 const workflow = {
 	id: 'payoutsTzTrigger',
@@ -44,45 +35,29 @@ const workflow = {
 	active: false,
 };
 
+let suite: SuiteN8n;
 let sandbox: Sandbox;
-let userFolder: string;
-let server: { url: string; stop: () => Promise<void> } | undefined;
-let rest: (method: string, route: string, body?: unknown) => Promise<unknown>;
+let rest: Rest;
 
 beforeAll(async () => {
-	await n8n.ensureRuntime();
-	sandbox = await startSandbox({ port: 0 });
-	// The service's timezone, set as a test or a demo would from outside: over HTTP.
-	const configured = await fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify({ timezone: 'Asia/Kolkata' }) });
-	expect(((await configured.json()) as Json).timezone).toBe('Asia/Kolkata');
-	userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-e2e-timezone-'));
-	await n8n.installPackage(userFolder);
-	const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
-	// n8n's default timezone, as a fresh install has it.
-	delete env.GENERIC_TIMEZONE;
-	await n8n.importCredential(userFolder, env, sandbox, seed);
-	await n8n.importWorkflows(userFolder, env, [workflow]);
-	await n8n.publishWorkflow(env, workflow.id);
-	const started = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
-	server = started;
-	rest = await n8n.restClient(started.url);
+	suite = await suiteN8n({
+		name: 'e2e-timezone',
+		workflows: [workflow],
+		publish: [workflow.id],
+		server: true,
+		// n8n's default timezone, as a fresh install has it.
+		env: { GENERIC_TIMEZONE: undefined },
+		// The service's timezone, set as a test or a demo would from outside: over HTTP, before n8n's first poll.
+		prepare: async (service) => {
+			const configured = await fetch(`${service.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify({ timezone: 'Asia/Kolkata' }) });
+			expect(((await configured.json()) as Json).timezone).toBe('Asia/Kolkata');
+		},
+	});
+	sandbox = suite.sandbox;
+	rest = suite.rest as Rest;
 });
 
-afterAll(async () => {
-	await server?.stop();
-	await sandbox?.close();
-	if (userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
-});
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, seconds: number): Promise<T> {
-	const deadline = Date.now() + seconds * 1000;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`waited ${seconds} s for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-}
+afterAll(async () => suite?.close());
 
 /** The times of the trigger's polls: its listing requests, those a second or less apart being one poll. */
 function polls(): number[] {
@@ -101,7 +76,7 @@ async function runsOfWorkflow(): Promise<Json[]> {
 test("an incident opened now starts a run on the trigger's next poll, with the service in +05:30 and n8n in its default timezone", async () => {
 	expect(((await rest('GET', '/settings')) as Json).timezone).toBe('America/New_York');
 	// Activation polled once: what exists is history.
-	await until("the trigger's first poll", () => (polls().length >= 1 ? true : undefined), 60);
+	await until("the trigger's first poll", () => polls().length >= 1, 60);
 	expect(await runsOfWorkflow()).toEqual([]);
 
 	const response = await fetch(`${sandbox.baseUrl}/__sandbox/incidents`, { method: 'POST', body: JSON.stringify({ entityCode: 'TZBANK', mode: 'IMPS', impact: 'HIGH' }) });
@@ -109,7 +84,7 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	const openedAt = Date.now();
 
 	// The next poll comes at most a minute later; its run is recorded within seconds.
-	await until('the next poll', () => (polls().some((time) => time > openedAt) ? true : undefined), 75);
+	await until('the next poll', () => polls().some((time) => time > openedAt), 75);
 	const [run] = await until('a run of the workflow', async () => {
 		const runs = await runsOfWorkflow();
 		return runs.length > 0 ? runs : undefined;
@@ -117,10 +92,7 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	expect(polls().filter((time) => time > openedAt)).toHaveLength(1);
 	expect(run).toMatchObject({ mode: 'trigger' });
 
-	const saved = (await rest('GET', `/executions/${run.id}`)) as { data: string; status: string };
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const flatted = require(require.resolve('flatted', { paths: [n8n.RUNTIME_DIR] })) as { parse: (text: string) => unknown };
-	const data = flatted.parse(saved.data) as { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Json }>> } }>> } };
-	expect(saved.status).toBe('success');
-	expect(data.resultData.runData['New Incidents'][0].data.main[0].map((item) => [item.json.id, item.json.event])).toEqual([[incident.id, 'new']]);
+	const saved = await finishedExecution(rest, String(run.id), 60);
+	expect({ status: saved.status, why: saved.status === 'success' ? '' : saved.describe(sandbox) }).toEqual({ status: 'success', why: '' });
+	expect(saved.output('New Incidents').map((item) => [item.id, item.event])).toEqual([[incident.id, 'new']]);
 });

@@ -9,6 +9,9 @@ import { promisify } from 'node:util';
 
 import packageJson from '../../package.json';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { withBuildLock } = require('../../scripts/n8n.js') as { withBuildLock: <T>(action: () => Promise<T>) => Promise<T> };
+
 const run = promisify(execFile);
 const root = `${__dirname}/../..`;
 // jest sets NODE_ENV=test, which switches n8n's lint plugin into its own self-test mode.
@@ -25,7 +28,8 @@ test("n8n's own lint passes: `n8n-node lint` (strict: the template's eslint.conf
 });
 
 test("n8n's community package scanner passes the sources and the packed tarball", async () => {
-	const { stdout } = await run('node', ['scripts/scan-package.mjs'], { cwd: root, env });
+	// It builds dist/ and packs it: never while an end-to-end suite packs (npm test runs suites side by side).
+	const { stdout } = await withBuildLock(() => run('node', ['scripts/scan-package.mjs'], { cwd: root, env }));
 	expect(stdout).toContain('passed: scan of the sources');
 	expect(stdout).toContain('passed: scan of the packed package');
 });
@@ -41,7 +45,7 @@ test('package.json follows the community node rules: no runtime dependencies, n8
 });
 
 test("docs/errors.md's error table is the one the nodes use (scripts/print-error-table.js)", async () => {
-	await run('npm', ['run', '--silent', 'build'], { cwd: root, env });
+	await withBuildLock(() => run('npm', ['run', '--silent', 'build'], { cwd: root, env }));
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { table } = require('../../scripts/print-error-table.js') as { table: () => string };
 	const page = readFileSync(`${root}/docs/errors.md`, 'utf8');

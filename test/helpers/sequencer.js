@@ -1,0 +1,53 @@
+'use strict';
+/**
+ * The order of `npm test`'s suites (jest.config.js), for two or more workers: longest first, so
+ * that the long suites, which mostly wait for n8n (polls a minute apart, kills, restarts), start
+ * early and the short ones fill the gaps. While the n8n runtime is not installed yet (a fresh
+ * machine; globalSetup.ts installs it in the background), the suites that do not need n8n go
+ * first, so that no worker sits waiting for the install while others have work.
+ *
+ * A suite's length is its duration in jest's cache of the last run, else the figure below
+ * (measured on 2 cores, warm, 2026-11-25), else a guess from its size.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+
+const n8n = require('../../scripts/n8n.js');
+
+/** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
+const MEASURED = {
+	'test/e2e/queue.test.ts': 272,
+	'test/e2e/chaos.test.ts': 143,
+	'test/e2e/exactlyOnce.test.ts': 125,
+	'test/browser/editor.test.ts': 105,
+	'test/e2e/scale.test.ts': 90,
+	'test/engine/fuzz.test.ts': 67,
+	'test/engine/record.test.ts': 51,
+	'test/e2e/incidentTimezone.test.ts': 45,
+	'test/e2e/incidentLoop.test.ts': 38,
+	'test/e2e/examples.test.ts': 26,
+	'test/package/package.test.ts': 17,
+};
+const ROOT = path.join(__dirname, '..', '..');
+/** The suites that run real n8n: everything under test/e2e and test/browser. */
+const needsN8n = (file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file);
+
+class PayoutsSequencer extends Sequencer {
+	sort(tests) {
+		const seconds = (test) => {
+			const cached = this._getCache(test)[test.path];
+			if (cached && cached[1] > 0) return cached[1] / 1000;
+			const measured = MEASURED[path.relative(ROOT, test.path).split(path.sep).join('/')];
+			if (measured !== undefined) return measured;
+			// A suite of real n8n we have no figure for takes about a minute; others, by size.
+			return needsN8n(test.path) ? 60 : fs.statSync(test.path).size / 2000;
+		};
+		const longestFirst = (list) => [...list].sort((a, b) => seconds(b) - seconds(a));
+		if (n8n.runtimeReady()) return longestFirst(tests);
+		const withN8n = tests.filter((test) => needsN8n(test.path));
+		return [...longestFirst(tests.filter((test) => !withN8n.includes(test))), ...longestFirst(withN8n)];
+	}
+}
+
+module.exports = PayoutsSequencer;
