@@ -70,6 +70,8 @@ export interface SandboxState {
 	/** transfers.length */
 	count: number;
 	usedAuthCodes: string[];
+	/** Requests being answered right now. */
+	inFlight: number;
 	maxInFlight: number;
 	/** Chaos faults injected since the last reset, by kind. */
 	faultsInjected: Partial<Record<ChaosKind, number>>;
@@ -86,6 +88,8 @@ export interface Sandbox {
 	reset(): void;
 	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book'; timezone?: string; chaos?: ChaosSetting | null }): void;
 	state(): SandboxState;
+	/** The dashboard's CSV export of the transfers booked (also GET /__sandbox/dashboard.csv). */
+	dashboardCsv(): string;
 	/** An incident created now, open unless said otherwise (also POST /__sandbox/incidents). */
 	openIncident(fields?: Partial<Incident>): Incident;
 	addIncident(fields?: Partial<Incident>): Incident;

@@ -104,6 +104,8 @@ async function startSandbox(options = {}) {
 		return config;
 	});
 	app.get('/__sandbox/state', async () => snapshot());
+	// The payouts dashboard's transfer export stands here: not the real service's format (not shown).
+	app.get('/__sandbox/dashboard.csv', async (_request, response) => response.header('content-type', 'text/csv').send(dashboardCsv()));
 	app.post('/__sandbox/incidents', async (request, response) => {
 		try {
 			return openIncident(JSON.parse(request.body || '{}'));
@@ -224,6 +226,18 @@ async function startSandbox(options = {}) {
 		return chosen.map((incident) => ({ ...incident }));
 	}
 
+	/**
+	 * The transfers the service booked, as a dashboard's CSV export lists them: one line each, a
+	 * header, commas inside a field quoted. A transfer whose bank did not answer is PENDING there.
+	 */
+	function dashboardCsv() {
+		const quoted = (value) => (/[",\r\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
+		const lines = state.transfers.map((transfer) =>
+			[transfer.transferId, transfer.status === 'UNKNOWN' ? 'PENDING' : transfer.status, transfer.amount.toFixed(2), transfer.referenceId, transfer.operation, transfer.beneId ?? transfer.rechargeAccount ?? 'card'].map(quoted).join(','),
+		);
+		return ['Transfer ID,Status,Amount,Reference ID,Type,Payee', ...lines].join('\r\n');
+	}
+
 	function snapshot() {
 		return {
 			balances: Object.fromEntries(Object.values(state.accounts).map((account) => [account.name, account.balance / 100])),
@@ -231,6 +245,7 @@ async function startSandbox(options = {}) {
 			transfers: state.transfers.map((transfer) => ({ ...transfer })),
 			count: state.transfers.length,
 			usedAuthCodes: [...state.usedAuthCodes],
+			inFlight,
 			maxInFlight,
 			faultsInjected: { ...faultsInjected },
 		};
@@ -254,6 +269,8 @@ async function startSandbox(options = {}) {
 		reset,
 		configure,
 		state: snapshot,
+		/** The dashboard's CSV export of booked transfers (also GET /__sandbox/dashboard.csv). */
+		dashboardCsv,
 		/** Opens an incident created now: `{ entityCode, mode, impact, isScheduled, ... }` (also POST /__sandbox/incidents). */
 		openIncident,
 		/** The same, under the name the trigger's tests use. */

@@ -60,7 +60,9 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	}
 
 	// 2. Send (or, in a dry run, describe) the items, each claimed in the node's record first.
-	if (operation.movesMoney && planned.length > 0) run.record = TransferRecord.open(this, workflowId, options.serviceRefusesRepeats ? 'service' : 'node');
+	if (operation.movesMoney && planned.length > 0) {
+		run.record = TransferRecord.open(this, workflowId, options.serviceRefusesRepeats ? 'service' : 'node', { acrossProcesses: options.queueModeSafety });
+	}
 	try {
 		const { stoppingFailure, sentItems } = await sendItems(run, planned, outcomes, secretsOf, continueOnFail, notes);
 		if (stoppingFailure) throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, operation.movesMoney ? stoppedBatchNote(sentItems, outcomes, stoppingFailure.index) : '');
@@ -69,8 +71,8 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);
 	} finally {
-		const closed = await run.record?.close();
-		if (closed?.warning) this.logger.warn(`Payouts: ${closed.warning}`);
+		// `n8n execute` exits once the workflow ends: its writes must land first.
+		await run.record?.close(this.getMode() === 'cli', (warning) => this.logger.warn(`Payouts: ${warning}`));
 	}
 }
 

@@ -17,6 +17,8 @@ export interface RunOptions {
 	payEveryRun: boolean;
 	/** Internal transfers: the user says the service refuses a repeated Transfer ID, as for card and standard. */
 	serviceRefusesRepeats: boolean;
+	/** Where the node guards: confirm each claim across n8n processes before sending (queue mode). */
+	queueModeSafety: boolean;
 	/** Standard transfers: check items against open bank incidents first (off when undefined). */
 	incidentGuard?: GuardSettings;
 }
@@ -29,7 +31,7 @@ export function kindOf(operation: PayoutOperation): Kind {
 }
 
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats'>> = {
+export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'queueModeSafety'>> = {
 	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
@@ -84,6 +86,15 @@ const payEveryRun: INodeProperties = {
 	default: false,
 	description:
 		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run after a failure, n8n's Retry of an execution or a second delivery of the same event pays them again. n8n's Retry On Fail repeats the same run and does not pay again.",
+};
+
+const queueModeSafety: INodeProperties = {
+	displayName: 'Queue Mode Safety',
+	name: 'queueModeSafety',
+	type: 'boolean',
+	default: true,
+	description:
+		"Whether each new top-up waits a moment before it is sent, until n8n's database confirms that no other n8n process claimed it too (about twice the time of a call to the database, measured). In queue mode, or with several main processes, that keeps two workers from both paying a top-up whose key reaches them at the same moment. Turn it off only where n8n runs as one process (regular mode): one process needs no wait.",
 };
 
 const serviceRefusesRepeats: INodeProperties = {
@@ -156,7 +167,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
-			...(operation.transferIdWhenEmpty ? [payEveryRun] : []),
+			...(operation.transferIdWhenEmpty ? [payEveryRun, queueModeSafety] : []),
 			requestsPerSecond,
 			transferRetries,
 			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
@@ -190,6 +201,7 @@ export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunO
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
 		payEveryRun: given.payEveryRun === true,
 		serviceRefusesRepeats,
+		queueModeSafety: given.queueModeSafety !== false,
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};
 }

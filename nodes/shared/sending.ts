@@ -64,7 +64,7 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	const ahead = (taken: number) => {
 		if (!record) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
-		const leadMs = 2 * record.lastCallMs() + (record.guard === 'node' ? record.guardWaitMs() : 0);
+		const leadMs = 2 * record.lastCallMs() + record.guardWaitMs();
 		return options.concurrency + Math.ceil((perSecond * leadMs) / 1000);
 	};
 	return {

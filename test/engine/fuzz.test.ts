@@ -10,8 +10,7 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { forgetProcessedData } from '../helpers/processedData';
-import { runNode, stopEngineTimers } from '../helpers/engine';
+import { freshDatabase, runNode, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -83,7 +82,7 @@ describe('(a) the node refuses what the service would refuse for its form, and s
 				await fc.assert(
 					fc.asyncProperty(target.value ?? anyValue, async (value) => {
 						service.sandbox.reset();
-						forgetProcessedData();
+						freshDatabase();
 						const unique = `fz_${++runCounter}`;
 						const item: IDataObject = { ...target.base, transferId: unique, [field]: value as never };
 						const fields = [...new Set([...Object.keys(target.base), ...(target.type === 'payoutsTransfer' ? ['transferId'] : []), field])];
@@ -140,7 +139,7 @@ describe('(b) any answer becomes an outcome or a clear NodeApiError', () => {
 		await fc.assert(
 			fc.asyncProperty(statuses, contentTypes, body, async (status, contentType, text) => {
 				service.sandbox.reset();
-				forgetProcessedData();
+				freshDatabase();
 				service.sandbox.configure({ faults: [{ fault: 'replay', status, body: text, contentType }] });
 				const thrown = await runNode(target, [{}], service.credentials());
 				if (thrown.error) {

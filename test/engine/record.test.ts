@@ -11,15 +11,14 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { fingerprint } from '../../nodes/shared/record';
 import { marks } from '../../nodes/shared/record/marks';
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { breakProcessedData, overwriteNextCalls, processedDataHas, recordProcessedData, storeCalls } from '../helpers/processedData';
+import { runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
+import { breakProcessedData, forgetProcessedValues, overwriteNextCalls, processedDataHas, recordProcessedData, storeCalls } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 jest.setTimeout(120_000);
 afterAll(stopEngineTimers);
 
 const service = useSandbox();
-const WORKFLOW = 'engine-test';
 const NODE = 'payoutsTransfer-id-0001';
 
 const standard = (options: IDataObject = {}, extra: IDataObject = {}) => ({
@@ -58,7 +57,7 @@ function dashboardStatusOf(transferId: unknown): string {
 /** The marks an internal transfer leaves when n8n died with its request in flight. */
 function inFlightWhenKilled(transferId: string, body: IDataObject) {
 	const print = fingerprint('internalTransfer', body);
-	recordProcessedData(WORKFLOW, NODE, [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)]);
+	recordProcessedData(workflowIdOfTest(), NODE, [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)]);
 }
 
 beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
@@ -82,7 +81,7 @@ describe('what a crash or Stop leaves', () => {
 
 	test('a standard transfer in flight when n8n died is sent again with its Transfer ID: the service answers for it', async () => {
 		const [row] = paid(1, 'killed_std');
-		recordProcessedData(WORKFLOW, NODE, [marks.sent(row.transferId, fingerprint('standardTransfer', { beneId: row.beneId, amount: 1, transferId: row.transferId, transferMode: 'banktransfer' }))]);
+		recordProcessedData(workflowIdOfTest(), NODE, [marks.sent(row.transferId, fingerprint('standardTransfer', { beneId: row.beneId, amount: 1, transferId: row.transferId, transferMode: 'banktransfer' }))]);
 		const { items } = await runNode(standard(), [row], service.credentials());
 		expect(items[0].json).toMatchObject({ status: 'SUCCESS', transferId: row.transferId });
 		expect(posts()).toHaveLength(1);
@@ -203,6 +202,21 @@ describe('another process writes the same row (queue mode)', () => {
 		expectEachPaidOnce(rows.map((row) => row.amount));
 		for (const item of items) expect(processedDataHas(marks.id(String(item.json.transferId)))).toBe(true);
 	});
+});
+
+test("another process writes the row back as it was (its call read it before ours): what this process wrote is written again, and a forgotten mark brought back is taken for what it is", async () => {
+	const [row] = topUps(1, 'stale');
+	const { items } = await runNode(internal(), [row], service.credentials());
+	const transferId = String(items[0].json.transferId);
+	const print = fingerprint('internalTransfer', { amount: row.amount, rechargeAccount: row.account, transferId });
+	// The late write of a call that read the row before this node's claim and its answer.
+	forgetProcessedValues(workflowIdOfTest(), NODE, [marks.id(transferId), marks.sent(transferId, print)]);
+	recordProcessedData(workflowIdOfTest(), NODE, [marks.open(transferId, print)]);
+	const again = await runNode(internal(), [row], service.credentials());
+	expect(again.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId });
+	expect(posts()).toHaveLength(1);
+	await settledStore();
+	expect([marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)].map(processedDataHas)).toEqual([true, true, false]);
 });
 
 describe('when the record cannot be written', () => {

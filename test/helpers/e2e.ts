@@ -109,6 +109,8 @@ export type SuiteN8n = {
 	env: Record<string, string>;
 	server?: Server;
 	rest?: Rest;
+	/** Stops the server and starts it again on the same database (nothing left in its memory); gives the new REST client. */
+	restart: () => Promise<Rest>;
 	close: () => Promise<void>;
 };
 
@@ -145,6 +147,9 @@ export async function suiteN8n({
 		sandbox,
 		userFolder,
 		env: {},
+		restart: async () => {
+			throw new Error('this suite has no server to restart');
+		},
 		close: async () => {
 			await suite.server?.stop();
 			await sandbox.close();
@@ -168,8 +173,16 @@ export async function suiteN8n({
 		for (const id of publish) await n8n.publishWorkflow(suite.env, id);
 		if (withServer) {
 			const serverEnv = withChanges(n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }));
-			suite.server = (await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'))) as Server;
-			suite.rest = (await n8n.restClient(suite.server.url, { cookie: suite.server.cookie })) as Rest;
+			const start = async () => {
+				suite.server = (await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'))) as Server;
+				suite.rest = (await n8n.restClient(suite.server.url, { cookie: suite.server.cookie })) as Rest;
+				return suite.rest;
+			};
+			suite.restart = async () => {
+				await suite.server?.stop();
+				return await start();
+			};
+			await start();
 		}
 		return suite;
 	} catch (error) {

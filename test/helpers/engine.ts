@@ -40,9 +40,19 @@ import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 export const PACKAGE = 'n8n-nodes-payouts';
 
 // The node's record of sent transfers lives in n8n's processed-data store; every test starts with
-// an empty one, as from a fresh n8n database. A test that re-runs a workflow keeps it meanwhile.
+// an empty one, as from a fresh n8n database, and a workflow id of its own: what the node keeps
+// in this process's memory for a workflow (its journal) is not the next test's. A test that
+// re-runs a workflow keeps both meanwhile.
 useMemoryProcessedData();
-if (typeof beforeEach === 'function') beforeEach(forgetProcessedData);
+let testWorkflow = 0;
+/** The id of the workflow every run of the current test belongs to. */
+export const workflowIdOfTest = () => `engine-test-${testWorkflow}`;
+/** n8n's database wiped and a workflow of its own from here on: what a test starts from. */
+export function freshDatabase() {
+	forgetProcessedData();
+	testWorkflow++;
+}
+if (typeof beforeEach === 'function') beforeEach(freshDatabase);
 
 /** Node classes by the type name n8n gives them when the package is installed. */
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};
@@ -167,7 +177,7 @@ let executionCounter = 0;
 
 export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
 	const workflow = new Workflow({
-		id: 'engine-test',
+		id: workflowIdOfTest(),
 		nodes: options.nodes,
 		connections: options.connections ?? {},
 		nodeTypes,
@@ -177,7 +187,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	});
 	const executionId = options.executionId ?? String(++executionCounter);
 	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: 'engine-test', name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: workflowIdOfTest(), name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
 	const finished = createDeferredPromise<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 

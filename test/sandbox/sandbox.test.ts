@@ -359,4 +359,19 @@ describe('the service', () => {
 			expect(beneficiary.ifsc.slice(0, 4)).toBe(entityCode);
 		}
 	});
+
+	test("the dashboard's CSV export lists every booked transfer once, with its status; refused ones are not there", async () => {
+		await send(sandbox, transfer('dash_1', 150));
+		await send(sandbox, transfer('dash_1', 150));
+		await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.pendingAtBank, amount: 2, transferId: 'dash_2' } });
+		await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.unknownBeneId, amount: 2, transferId: 'dash_refused' } });
+		const response = await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`);
+		expect(response.headers.get('content-type')).toMatch(/text\/csv/);
+		const lines = (await response.text()).split('\r\n');
+		expect(lines[0]).toBe('Transfer ID,Status,Amount,Reference ID,Type,Payee');
+		expect(lines.slice(1).map((line) => line.split(',').slice(0, 3))).toEqual([
+			['dash_1', 'SUCCESS', '150.00'],
+			['dash_2', 'PENDING', '2.00'],
+		]);
+	});
 });

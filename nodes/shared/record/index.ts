@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { FirstAnswer } from './inProcess';
@@ -68,6 +69,9 @@ interface Held {
 	sent: boolean;
 }
 
+/** Claims written over by other processes are asked again up to this many times in all. */
+const MAX_CLAIM_ATTEMPTS = 10;
+
 const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
 export class TransferRecord {
@@ -81,10 +85,12 @@ export class TransferRecord {
 		private readonly journal: Journal,
 		private readonly journalKey: string,
 		readonly guard: Guard,
+		/** Where the node guards: other n8n processes may claim the same transfer (queue mode). */
+		private readonly acrossProcesses: boolean,
 	) {}
 
-	static open(context: IExecuteFunctions, workflowId: string, guard: Guard): TransferRecord {
-		return new TransferRecord(Journal.of(context, workflowId), `${workflowId}:${context.getNode().id}`, guard);
+	static open(context: IExecuteFunctions, workflowId: string, guard: Guard, { acrossProcesses = true } = {}): TransferRecord {
+		return new TransferRecord(Journal.of(context, workflowId), `${workflowId}:${context.getNode().id}`, guard, guard === 'node' && acrossProcesses);
 	}
 
 	/** What to do with a row: claimed for this run to send, or why not. */
@@ -112,6 +118,7 @@ export class TransferRecord {
 		try {
 			if (this.guard === 'service') {
 				const { seen } = await this.journal.record(claimMarks);
+				this.keep(claimMarks);
 				if (!seen.has(sent)) return hold({ kind: 'send', resend: false });
 				// Sent before: if this process has the service's clear answer to it, that is the answer.
 				const first = firstAnswer(key);
@@ -130,36 +137,39 @@ export class TransferRecord {
 	/** The node is the guard: the claim finds the Transfer ID new, answered, in doubt, or taken. */
 	private async claimAsGuard(transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
 		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
-		const forget = (unwanted: string[]) => this.later(this.journal.forget(unwanted));
 		for (let attempt = 1; ; attempt++) {
-			const recorded = await this.journal.record([id, sent, open], { withToken: true });
+			const recorded = await this.journal.record([id, sent, open], { withToken: this.acrossProcesses });
 			const { seen } = recorded;
 			if (!seen.has(id)) {
 				if (!(await this.journal.confirm(recorded))) {
-					// Another process wrote the row over this claim: ask again (its own claim may now be there).
-					if (attempt < 3) continue;
-					throw new Error('another n8n process overwrote its claim three times in a row');
+					// Another process wrote the row over this claim: ask again (its own claim may now be
+					// there), after a pause of random length, so that the two stop colliding.
+					if (attempt >= MAX_CLAIM_ATTEMPTS) throw new Error(`other n8n processes wrote over its claim ${MAX_CLAIM_ATTEMPTS} times in a row`);
+					await sleep(Math.random() * this.journal.guardWaitMs());
+					continue;
 				}
 				if (dashboard?.verdict === 'paid') {
-					forget([id, sent, open]);
+					this.undo([id, sent, open]);
 					return { kind: 'dashboardOnly', word: dashboard.word };
 				}
+				this.keep([id, sent, open]);
 				return { kind: 'send', resend: false };
 			}
 			this.journal.dismiss(recorded);
 			// Asking recorded what was not there: forgotten again, so it never reads as evidence.
 			if (!seen.has(sent)) {
-				forget([sent, open]);
+				this.drop([sent, open]);
 				return { kind: 'otherValues' };
 			}
 			if (!seen.has(open)) {
-				forget([open]);
+				this.drop([open]);
 				return dashboard?.verdict === 'notPaid' ? await this.correctDashboard(transferId, print, dashboard) : { kind: 'answered' };
 			}
 			if (!dashboard) return { kind: 'inDoubt' };
 			if (dashboard.verdict === 'paid') {
-				forget([open]);
+				this.drop([open]);
 				await this.journal.record([marks.paidByDashboard(transferId, print)]);
+				this.keep([marks.paidByDashboard(transferId, print)]);
 				return { kind: 'answered', byDashboard: dashboard.word };
 			}
 			return await this.actOnNotPaid(transferId, print, dashboard);
@@ -170,6 +180,7 @@ export class TransferRecord {
 	private async actOnNotPaid(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
 		const actedOn = marks.notPaidActedOn(transferId, print);
 		const { seen } = await this.journal.record([actedOn, marks.open(transferId, print)]);
+		this.keep([actedOn, marks.open(transferId, print)]);
 		if (seen.has(actedOn)) return { kind: 'inDoubt', notPaidUsed: true };
 		return { kind: 'send', resend: true, byDashboard: dashboard.word };
 	}
@@ -181,7 +192,7 @@ export class TransferRecord {
 	private async correctDashboard(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
 		const paidByDashboard = marks.paidByDashboard(transferId, print);
 		const { seen } = await this.journal.record([paidByDashboard]);
-		this.later(this.journal.forget([paidByDashboard]));
+		this.drop([paidByDashboard]);
 		if (!seen.has(paidByDashboard)) return { kind: 'answered', contradiction: dashboard.word };
 		return await this.actOnNotPaid(transferId, print, dashboard);
 	}
@@ -196,13 +207,13 @@ export class TransferRecord {
 	answered(index: number, answer?: FirstAnswer) {
 		this.settle(index, (row) => {
 			if (answer) rememberAnswer(row.key, answer);
-			if (this.guard === 'node') this.later(this.journal.forget([row.open]));
+			if (this.guard === 'node') this.drop([row.open]);
 		});
 	}
 
 	/** The service refused the first request of this row: no money moved, so the claim goes. */
 	refusedFirst(index: number) {
-		this.settle(index, (row) => this.later(this.journal.forget([...row.claimMarks, ...(this.guard === 'node' ? [row.open] : [])])));
+		this.settle(index, (row) => this.undo([...row.claimMarks, ...(this.guard === 'node' ? [row.open] : [])]));
 	}
 
 	/** No clear answer, or a re-send refused: the row stays claimed, in doubt. */
@@ -216,12 +227,19 @@ export class TransferRecord {
 		if (row && !row.sent) this.refusedFirst(index);
 	}
 
-	/** Forgets the claims of rows this run never sent and waits for every write it made. */
-	async close(): Promise<{ warning?: string }> {
-		await Promise.all(this.claiming);
-		for (const index of [...this.held.keys()]) this.notSent(index);
-		await Promise.all(this.pending);
-		return { warning: this.failedForget };
+	/**
+	 * Forgets the claims of rows this run never sent, and finishes the run's writes: `untilWritten`
+	 * waits for them (a process about to exit); otherwise they complete in the background, in the
+	 * order asked, before anything asked later about the same marks.
+	 */
+	async close(untilWritten: boolean, warn: (message: string) => void): Promise<void> {
+		const finishing = (async () => {
+			await Promise.all(this.claiming);
+			for (const index of [...this.held.keys()]) this.notSent(index);
+			await Promise.all(this.pending);
+			if (this.failedForget) warn(this.failedForget);
+		})();
+		if (untilWritten) await finishing;
 	}
 
 	/**
@@ -232,7 +250,9 @@ export class TransferRecord {
 		const sent = marks.sent(transferId, print);
 		const asked = this.guard === 'node' ? [marks.id(transferId), sent, marks.open(transferId, print)] : [sent];
 		const { seen } = await this.journal.record(asked);
-		await this.journal.forget(asked.filter((mark) => !seen.has(mark)));
+		// Not kept forgotten: a real run may claim the same row a moment later, in another process.
+		this.undo(asked.filter((mark) => !seen.has(mark)));
+		await Promise.all(this.pending);
 		if (!seen.has(asked[0])) return 'new';
 		if (this.guard === 'service') return firstAnswer(`${this.journalKey}|${sent}`) ? 'answered' : 'sentBefore';
 		if (!seen.has(sent)) return 'otherValues';
@@ -244,9 +264,9 @@ export class TransferRecord {
 		return this.journal.lastCallMs();
 	}
 
-	/** How long a claim waits for its confirmation, where the node guards. */
+	/** How long a claim waits for its confirmation (none in one process). */
 	guardWaitMs(): number {
-		return this.journal.guardWaitMs();
+		return this.acrossProcesses ? this.journal.guardWaitMs() : 0;
 	}
 
 	private settle(index: number, then: (row: Held) => void) {
@@ -255,6 +275,23 @@ export class TransferRecord {
 		this.held.delete(index);
 		then(row);
 		row.release();
+	}
+
+	/** Written by this run: kept so against another process's late write over it (journal.ts). */
+	private keep(written: string[]) {
+		this.journal.hold(written, true);
+	}
+
+	/** Forgotten, and kept forgotten: a mark asking recorded that is not true, or a state that ended. */
+	private drop(unwanted: string[]) {
+		this.journal.hold(unwanted, false);
+		this.later(this.journal.forget(unwanted));
+	}
+
+	/** Forgotten, and no longer kept either way: a claim whose transfer did not happen. */
+	private undo(claim: string[]) {
+		this.journal.release(claim);
+		this.later(this.journal.forget(claim));
 	}
 
 	private later(write: Promise<void>) {

@@ -8,8 +8,8 @@ import { marks } from './marks';
  * The only code that calls n8n's processed-data store (`checkProcessedAndRecord`,
  * `removeProcessed`): one row per workflow and node in n8n's database, holding the md5 of each
  * mark, the oldest dropped past MAX_ENTRIES. Each call reads the whole row and writes it back
- * (about 0.5 µs per entry held, measured on SQLite: 5 ms at 10,000 entries, 18 ms at 40,000), so
- * a call costs the same for one mark or a thousand.
+ * (about 0.5 µs per entry held, measured on SQLite: 5 ms at 10,000 entries, 9 ms at 20,000), so
+ * a call costs the same for one mark or a thousand, and the row is kept to 21,000 marks.
  *
  * Hence one journal per node in this process, shared by every execution of the node here (a
  * batch's lanes, and events arriving at once): what they ask while a call is under way goes into
@@ -18,18 +18,27 @@ import { marks } from './marks';
  * finds it new.
  *
  * Across processes (queue-mode workers) the store has no lock: a call that read the row before
- * another process wrote it, and writes after, erases what that process wrote. `confirm` tells a
- * call that was kept from one that was erased, by asking about the call's token in a later call
- * that starts a wait after it ended; that holds while no call on another process takes longer
- * than the wait (3× the longest call this process timed in the last minute, at least 25 ms).
+ * another process wrote it, and writes after, erases what that process wrote. Two answers:
+ * - `confirm` tells a call that was kept from one that was erased, by asking about the call's token
+ *   in a later call that starts a wait after it ended; that holds while no call on another process
+ *   takes longer than the wait (guardWaitMs: measured);
+ * - `hold` keeps what this process wrote lately written (or forgotten): each held mark goes again
+ *   into this process's calls of its kind, and into a call of its own when none comes, until no
+ *   call of another process that started before it can still be writing (settlingMs).
  */
 
-export const MAX_ENTRIES = 40_000;
+export const MAX_ENTRIES = 21_000;
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
 
 const MIN_GUARD_WAIT_MS = 25;
-const GUARD_WAIT_PER_CALL = 3;
-const TIMING_WINDOW_MS = 60_000;
+/** The wait is this many times the 90th percentile of the last calls' durations. */
+const GUARD_WAIT_PER_CALL = 2;
+const CALLS_TIMED = 100;
+const RETRY_AFTER_MS = 50;
+const MAX_SERVED_TOKENS = 100;
+/** The settling window is this many guard waits, at least a second. */
+const SETTLING_PER_WAIT = 10;
+const MIN_SETTLING_MS = 1000;
 
 type Helpers = IExecuteFunctions['helpers'];
 
@@ -49,9 +58,14 @@ export class Journal {
 	private static readonly journals = new Map<string, Journal>();
 	private readonly queue: Request[] = [];
 	private running = false;
-	private readonly timings: Array<{ at: number; ms: number }> = [];
+	/** Durations of the last calls, in milliseconds. */
+	private readonly timings: number[] = [];
+	/** Marks kept written (present) or forgotten (absent) against other processes' late writes, until when. */
+	private readonly held = new Map<string, { present: boolean; until: number }>();
+	private refreshing = false;
 	/** Tokens of calls whose requests may still ask for a confirmation. */
 	private readonly tokens = new Map<string, { waiting: number; confirmation?: Promise<boolean> }>();
+	private readonly servedTokens: string[] = [];
 	/** Store calls and their time, for the run's report in n8n's debug log. */
 	readonly stats = { calls: 0, ms: 0 };
 
@@ -73,8 +87,59 @@ export class Journal {
 	}
 
 	async forget(unwanted: string[]): Promise<void> {
-		if (unwanted.length === 0) return;
-		await new Promise<void>((resolve, reject) => this.enqueue({ kind: 'forget', marks: unwanted, resolve, reject }));
+		// Tokens that have served go along with the next forget (a call of their own only when many wait).
+		const all = [...unwanted, ...this.servedTokens.splice(0)];
+		await new Promise<void>((resolve, reject) => this.enqueue({ kind: 'forget', marks: all, resolve, reject }));
+	}
+
+	/** Keeps `marks` written (`present`) or forgotten against other processes' late writes, for a while. */
+	hold(marks: string[], present: boolean) {
+		const until = Date.now() + this.settlingMs();
+		for (const mark of marks) this.held.set(mark, { present, until });
+		if (!this.refreshing) void this.refresh();
+	}
+
+	/** Stops keeping `marks` either way. */
+	release(marks: string[]) {
+		for (const mark of marks) this.held.delete(mark);
+	}
+
+	/** How long another process's call that read the row before one of ours could still be writing. */
+	settlingMs(): number {
+		return Math.max(MIN_SETTLING_MS, SETTLING_PER_WAIT * this.guardWaitMs());
+	}
+
+	/** While marks are held, a call of each kind at least every half settling window (when this process makes none). */
+	private async refresh() {
+		this.refreshing = true;
+		try {
+			while (this.heldMarks(true).length + this.heldMarks(false).length > 0) {
+				await sleep(this.settlingMs() / 2);
+				if (this.queue.length > 0 || this.running) continue;
+				if (this.heldMarks(true).length > 0) await this.record([]).catch(() => undefined);
+				if (this.heldMarks(false).length > 0) await this.forget([]).catch(() => undefined);
+			}
+		} finally {
+			this.refreshing = false;
+		}
+	}
+
+	/** The marks held `present` (or absent) now; those whose time has passed are let go. */
+	private heldMarks(present: boolean): string[] {
+		const now = Date.now();
+		const marks: string[] = [];
+		for (const [mark, fact] of this.held) {
+			if (fact.until < now) this.held.delete(mark);
+			else if (fact.present === present) marks.push(mark);
+		}
+		return marks;
+	}
+
+	/** A token no request needs any more: forgotten with the next forget. */
+	private retire(token: string) {
+		this.tokens.delete(token);
+		this.servedTokens.push(token);
+		if (this.servedTokens.length >= MAX_SERVED_TOKENS) void this.forget([]).catch(() => undefined);
 	}
 
 	/**
@@ -94,8 +159,7 @@ export class Journal {
 	dismiss(recorded: Recorded) {
 		const shared = recorded.token ? this.tokens.get(recorded.token) : undefined;
 		if (!shared || shared.confirmation || --shared.waiting > 0) return;
-		this.tokens.delete(recorded.token as string);
-		void this.forget([recorded.token as string]).catch(() => undefined);
+		this.retire(recorded.token as string);
 	}
 
 	private async askAfterWait(token: string, endedAt: number): Promise<boolean> {
@@ -106,21 +170,20 @@ export class Journal {
 			return seen.has(token);
 		} finally {
 			// Asking recorded it if it was gone: either way it has served.
-			this.tokens.delete(token);
-			void this.forget([token]).catch(() => undefined);
+			this.retire(token);
 		}
 	}
 
 	/** How long a claim waits before it is confirmed: measured, not fixed. */
 	guardWaitMs(): number {
-		const since = Date.now() - TIMING_WINDOW_MS;
-		const longest = Math.max(0, ...this.timings.filter((timing) => timing.at >= since).map((timing) => timing.ms));
-		return Math.max(MIN_GUARD_WAIT_MS, GUARD_WAIT_PER_CALL * longest);
+		const sorted = [...this.timings].sort((a, b) => a - b);
+		const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? 0;
+		return Math.max(MIN_GUARD_WAIT_MS, Math.ceil(GUARD_WAIT_PER_CALL * p90));
 	}
 
 	/** The last call's duration: how far ahead a batch claims its rows. */
 	lastCallMs(): number {
-		return this.timings.at(-1)?.ms ?? 0;
+		return this.timings.at(-1) ?? 0;
 	}
 
 	private enqueue(request: Request) {
@@ -128,7 +191,11 @@ export class Journal {
 		void this.pump();
 	}
 
-	/** One call at a time, each taking every queued request of the same kind at its head. */
+	/**
+	 * One call at a time, each taking every queued request of the kind at the head of the queue,
+	 * also those behind a request of the other kind, unless they share a mark with a request they
+	 * would overtake: what one mark goes through keeps its order.
+	 */
 	private async pump() {
 		if (this.running) return;
 		this.running = true;
@@ -136,7 +203,16 @@ export class Journal {
 			while (this.queue.length > 0) {
 				const kind = this.queue[0].kind;
 				const batch: Request[] = [];
-				while (this.queue.length > 0 && this.queue[0].kind === kind) batch.push(this.queue.shift() as Request);
+				const waiting: Request[] = [];
+				const overtaken = new Set<string>();
+				for (const request of this.queue) {
+					if (request.kind === kind && !request.marks.some((mark) => overtaken.has(mark))) batch.push(request);
+					else {
+						waiting.push(request);
+						for (const mark of request.marks) overtaken.add(mark);
+					}
+				}
+				this.queue.splice(0, this.queue.length, ...waiting);
 				await this.call(batch);
 			}
 		} finally {
@@ -146,35 +222,67 @@ export class Journal {
 
 	private async call(batch: Request[]) {
 		const token = batch.some((request) => request.kind === 'record' && request.withToken) ? marks.token(randomUUID()) : undefined;
-		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks)])];
-		const started = Date.now();
-		try {
-			if (batch[0].kind === 'forget') {
-				await this.helpers.removeProcessed(unique, 'node', OPTIONS);
-				this.timed(started);
-				for (const request of batch) (request as Extract<Request, { kind: 'forget' }>).resolve();
-				return;
+		// What this process holds goes along with every call of its kind.
+		const held = this.heldMarks(batch[0].kind === 'record');
+		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks), ...held])];
+		if (unique.length === 0) {
+			for (const request of batch) {
+				if (request.kind === 'record') request.resolve({ seen: new Set(), endedAt: Date.now() });
+				else request.resolve();
 			}
-			const { processed } = await this.helpers.checkProcessedAndRecord(unique, 'node', OPTIONS);
-			const endedAt = this.timed(started);
-			if (token) this.tokens.set(token, { waiting: batch.filter((request) => request.kind === 'record' && request.withToken).length });
-			const before = new Set(processed.map(String));
-			// Two requests in one call asking the same mark: the first finds it new, the next one not.
-			const askedEarlier = new Set<string>();
-			for (const request of batch as Array<Extract<Request, { kind: 'record' }>>) {
-				const seen = new Set(request.marks.filter((mark) => before.has(mark) || askedEarlier.has(mark)));
-				for (const mark of request.marks) askedEarlier.add(mark);
-				request.resolve({ seen, token: request.withToken ? token : undefined, endedAt });
+			return;
+		}
+		if (batch[0].kind === 'forget') {
+			const forgotten = await this.once(async () => await this.helpers.removeProcessed(unique, 'node', OPTIONS));
+			for (const request of batch as Array<Extract<Request, { kind: 'forget' }>>) {
+				if ('failure' in forgotten) request.reject(forgotten.failure);
+				else request.resolve();
 			}
-		} catch (error) {
-			for (const request of batch) request.reject(error);
+			return;
+		}
+		const recorded = await this.once(async () => await this.helpers.checkProcessedAndRecord(unique, 'node', OPTIONS));
+		if ('failure' in recorded) {
+			for (const request of batch) request.reject(recorded.failure);
+			return;
+		}
+		const { value: { processed }, endedAt } = recorded;
+		if (token) this.tokens.set(token, { waiting: batch.filter((request) => request.kind === 'record' && request.withToken).length });
+		// What this process holds is what it knows: a held mark found missing was written over by
+		// another process (it is back now), a mark held forgotten found again was brought back so.
+		const before = new Set([...processed.map(String), ...held]);
+		const keptForgotten = new Set(this.heldMarks(false));
+		// Two requests in one call asking the same mark: the first finds it new, the next one not.
+		const askedEarlier = new Set<string>();
+		for (const request of batch as Array<Extract<Request, { kind: 'record' }>>) {
+			const seen = new Set(request.marks.filter((mark) => !keptForgotten.has(mark) && (before.has(mark) || askedEarlier.has(mark))));
+			for (const mark of request.marks) askedEarlier.add(mark);
+			request.resolve({ seen, token: request.withToken ? token : undefined, endedAt });
+		}
+	}
+
+	/**
+	 * One store call, timed, tried a second time if it fails: two n8n processes that write a node's
+	 * first marks at once both find no row and both insert one, and n8n refuses the second insert.
+	 * A call that fails wrote nothing; one that wrote and then failed errs to "seen" on the retry,
+	 * so a row reads as claimed before, never as new.
+	 */
+	private async once<T>(work: () => Promise<T>): Promise<{ value: T; endedAt: number } | { failure: unknown }> {
+		for (let attempt = 1; ; attempt++) {
+			const started = Date.now();
+			try {
+				const value = await work();
+				return { value, endedAt: this.timed(started) };
+			} catch (failure) {
+				if (attempt >= 2) return { failure };
+				await sleep(RETRY_AFTER_MS);
+			}
 		}
 	}
 
 	private timed(started: number): number {
 		const now = Date.now();
-		this.timings.push({ at: now, ms: now - started });
-		while (this.timings.length > 0 && this.timings[0].at < now - TIMING_WINDOW_MS) this.timings.shift();
+		this.timings.push(now - started);
+		if (this.timings.length > CALLS_TIMED) this.timings.shift();
 		this.stats.calls++;
 		this.stats.ms += now - started;
 		return now;

@@ -1,0 +1,255 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- the benchmark is a command-line program run by Node (npm run bench), never loaded by n8n: it starts processes and times requests; these rules guard the code n8n loads (nodes/, credentials/) */
+/**
+ * The benchmark's events part, in real n8n: payouts driven by events, one execution per event,
+ * many at once, as a marketplace or billing system sends them. Each workflow is
+ * Webhook (respond with the last node) → Split Out (the event's rows, one for an event) → a sender,
+ * published and called at its production URL with `inFlight` events at once; the sandbox (its own
+ * process) answers after `latencyMs`. In one run, in n8n with SQLite and in queue mode (Postgres,
+ * Redis, a main and two workers):
+ * - n8n's HTTP Request node posting the same transfer (standard, then internal): the baseline,
+ *   n8n's own cost of an execution;
+ * - the Payouts Transfer node, standard (Transfer ID from the event) and internal (Top-Up Key =
+ *   the event's id), on a new node; the same events delivered again; then after 50,000 earlier
+ *   transfers through the same node (one event carrying 50,000 rows) and new events again.
+ * Each figure is events/s (events over the wall time of the whole stream), p50 and p95 of the
+ * sender's wait for the answer, and the ratios to the HTTP Request node of the same kind. The
+ * sandbox's ledger is checked after each stream: every event paid once.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { seed } from '../test/helpers/sandbox';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const n8n = require('../scripts/n8n.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const queue = require('../scripts/queue.js');
+
+type Json = Record<string, unknown>;
+
+export interface EventRow {
+	setup: string;
+	kind: 'standard' | 'internal';
+	workflow: string;
+	events: number;
+	eventsPerSecond: number;
+	p50Ms: number;
+	p95Ms: number;
+	/** Events/s over the HTTP Request node's of the same kind, in the same n8n. */
+	vsHttp?: number;
+	/** p95 over the HTTP Request node's p95. */
+	p95VsHttp?: number;
+	/** What the senders were answered, by status. */
+	statuses: Record<string, number>;
+}
+
+const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
+
+/** The transfer each event asks for, by kind, as the row a Split Out gives. */
+const ENDPOINT = { standard: '/payout/v1.2/requestTransfer', internal: '/payout/v1/internalTransfer' };
+const httpBody = {
+	standard: "={{ JSON.stringify({ beneId: $json.beneId, amount: $json.amount, transferId: $json.id, transferMode: 'banktransfer' }) }}",
+	internal: '={{ JSON.stringify({ amount: $json.amount, rechargeAccount: $json.account, transferId: $json.id }) }}',
+};
+const payoutsParameters = {
+	standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.id }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 20 } },
+	internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.id }}', additionalFields: {}, options: { concurrency: 20 } },
+};
+
+/** Webhook → Split Out → the sender, with a fixed id and path. */
+function eventWorkflow(id: string, sender: Json): Json {
+	return {
+		id,
+		name: `Bench events: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all' },
+		nodes: [
+			{ id: `${id}-w`, name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: id, responseMode: 'lastNode', options: {} } },
+			{ id: `${id}-s`, name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+			{ id: `${id}-p`, name: 'Send', position: [400, 0], ...sender },
+		],
+		connections: { Event: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+	};
+}
+
+function workflows(sandboxUrl: string) {
+	const http = (kind: 'standard' | 'internal'): Json => ({
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		parameters: {
+			method: 'POST',
+			url: `${sandboxUrl}${ENDPOINT[kind]}`,
+			sendHeaders: true,
+			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${seed.credentials.accessToken}` }] },
+			sendBody: true,
+			specifyBody: 'json',
+			jsonBody: httpBody[kind],
+			options: {},
+		},
+	});
+	const payouts = (kind: 'standard' | 'internal'): Json => ({ type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, credentials, parameters: payoutsParameters[kind] });
+	// Regular mode is one n8n process: a user there turns Queue Mode Safety off (its wait guards against other processes).
+	const oneProcess = { ...payouts('internal'), parameters: { ...payoutsParameters.internal, options: { concurrency: 20, queueModeSafety: false } } };
+	return [
+		eventWorkflow('benchEvHttpStd', http('standard')),
+		eventWorkflow('benchEvHttpInt', http('internal')),
+		eventWorkflow('benchEvPayStd', payouts('standard')),
+		eventWorkflow('benchEvPayInt', payouts('internal')),
+		eventWorkflow('benchEvPayIntOne', oneProcess),
+	];
+}
+
+const row = (kind: 'standard' | 'internal', id: string, index: number) =>
+	kind === 'standard' ? { id, beneId: seed.beneficiaries.verified, amount: 1 + (index % 50) } : { id, account: seed.rechargeAccounts.configured, amount: 1 + (index % 50) };
+
+/** POSTs `ids.length` events, `inFlight` at once; resolves with the wall time and each event's wait. */
+async function stream(url: string, kind: 'standard' | 'internal', ids: string[], inFlight: number) {
+	const waits: number[] = [];
+	const failures: string[] = [];
+	const statuses: Record<string, number> = {};
+	let next = 0;
+	const started = Date.now();
+	const lane = async () => {
+		while (next < ids.length) {
+			const index = next++;
+			const sent = Date.now();
+			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: [row(kind, ids[index], index)] }) });
+			const text = await response.text();
+			waits.push(Date.now() - sent);
+			if (!response.ok) failures.push(`HTTP ${response.status} ${text.slice(0, 200)}`);
+			else {
+				const status = String((JSON.parse(text) as Json).status ?? 'answered');
+				statuses[status] = (statuses[status] ?? 0) + 1;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: inFlight }, lane));
+	if (failures.length) throw new Error(`${failures.length} of ${ids.length} events failed at ${url}, e.g. ${failures[0]}`);
+	const seconds = (Date.now() - started) / 1000;
+	waits.sort((a, b) => a - b);
+	const at = (share: number) => waits[Math.min(waits.length - 1, Math.floor(share * waits.length))];
+	return { eventsPerSecond: ids.length / seconds, p50Ms: at(0.5), p95Ms: at(0.95), statuses };
+}
+
+async function ledgerCount(sandboxUrl: string, prefix: string) {
+	const state = (await (await fetch(`${sandboxUrl}/__sandbox/state`)).json()) as { transfers: Array<{ transferId: string }> };
+	const matching = state.transfers.filter((transfer) => transfer.transferId.startsWith(prefix));
+	return { total: matching.length, distinct: new Set(matching.map((transfer) => transfer.transferId)).size };
+}
+
+async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean }): Promise<EventRow[]> {
+	const { events, inFlight, history, tag } = options;
+	for (const id of ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne']) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
+	const rows: EventRow[] = [];
+	const ids = (label: string, count = events) => Array.from({ length: count }, (_, index) => `${tag}${label}${index}`);
+	const run = async (kind: 'standard' | 'internal', workflowId: string, workflow: string, label: string, eventIds = ids(label)) => {
+		const figures = await stream(`${webhookBase}/${workflowId}`, kind, eventIds, inFlight);
+		const result: EventRow = { setup, kind, workflow, events: eventIds.length, ...figures };
+		rows.push(result);
+		console.error(`  [${setup}] ${kind}, ${workflow}: ${figures.eventsPerSecond.toFixed(1)} events/s, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms; answers ${JSON.stringify(figures.statuses)}`);
+		return result;
+	};
+	const paidOnce = async (prefix: string, expected: number) => {
+		const { total, distinct } = await ledgerCount(sandboxUrl, prefix);
+		if (total !== expected || distinct !== expected) throw new Error(`${prefix}: the ledger holds ${total} transfers (${distinct} distinct), not ${expected}: some event was paid twice or not at all`);
+	};
+	for (const kind of ['standard', 'internal'] as const) {
+		const short = kind === 'standard' ? 'Std' : 'Int';
+		// The internal Transfer IDs the node makes from a Top-Up Key begin with the key.
+		const http = await run(kind, `benchEvHttp${short}`, "n8n's HTTP Request node", `h${short}`);
+		const compare = (result: EventRow) => Object.assign(result, { vsHttp: result.eventsPerSecond / http.eventsPerSecond, p95VsHttp: result.p95Ms / http.p95Ms });
+		compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, a new node', `p${short}`));
+		if (kind === 'internal' && options.oneProcess) compare(await run(kind, 'benchEvPayIntOne', 'Payouts Transfer, a new node, Queue Mode Safety off', 'o'));
+		await paidOnce(`${tag}p${short}`, events);
+		compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, the same events delivered again', `p${short}`));
+		await paidOnce(`${tag}p${short}`, events);
+		if (history > 0) {
+			// One event carrying `history` rows: earlier transfers through the same node.
+			const filled = Date.now();
+			const response = await fetch(`${webhookBase}/benchEvPay${short}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: ids(`f${short}`, history).map((id, index) => row(kind, id, index)) }) });
+			if (!response.ok) throw new Error(`the ${history} earlier transfers failed: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+			console.error(`  [${setup}] ${kind}: ${history} earlier transfers through the node in ${((Date.now() - filled) / 1000).toFixed(0)} s`);
+			compare(await run(kind, `benchEvPay${short}`, `Payouts Transfer, after ${history.toLocaleString('en-US')} earlier transfers`, `a${short}`));
+			await paidOnce(`${tag}a${short}`, events);
+		}
+	}
+	return rows;
+}
+
+function startSandboxProcess(port: number, latencyMs: number) {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { spawn } = require('node:child_process') as typeof import('node:child_process');
+	const child = spawn(process.execPath, [path.join(n8n.ROOT, 'scripts', 'sandbox.js'), '--port', String(port), '--latency', String(latencyMs)], { stdio: 'ignore' });
+	return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+async function waitForSandbox(url: string) {
+	for (let tries = 0; tries < 100; tries++) {
+		if (await fetch(`${url}/__sandbox/state`).then((response) => response.ok).catch(() => false)) return;
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	throw new Error(`the sandbox at ${url} did not answer`);
+}
+
+/** Both set-ups, one after the other: n8n with SQLite, then queue mode with two workers. */
+export async function eventsBench(options: { events: number; inFlight: number; latencyMs: number; history: number; queueMode: boolean; regularMode: boolean }): Promise<EventRow[]> {
+	await n8n.ensureRuntime();
+	const rows: EventRow[] = [];
+	const sandbox = startSandboxProcess(await n8n.freePort(), options.latencyMs);
+	await waitForSandbox(sandbox.url);
+	const sandboxRef = { baseUrl: sandbox.url, verificationUrl: sandbox.url };
+	const flows = workflows(sandbox.url);
+	try {
+		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-bench-events-'));
+		if (options.regularMode) try {
+			await n8n.installPackage(userFolder);
+			const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+			// n8n's own database settings, as a user's n8n has them (the test harness pins one SQLite connection).
+			delete env.DB_SQLITE_POOL_SIZE;
+			await n8n.importCredential(userFolder, env, sandboxRef, seed);
+			await n8n.importWorkflows(userFolder, env, flows);
+			for (const flow of flows) await n8n.publishWorkflow(env, flow.id);
+			const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
+			try {
+				await n8n.ensureOwner(server.url);
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true })));
+			} finally {
+				await server.stop();
+			}
+		} finally {
+			fs.rmSync(userFolder, { recursive: true, force: true });
+		}
+		if (options.queueMode) {
+			const baseDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-bench-events-queue-'));
+			fs.chmodSync(baseDir, 0o755);
+			const stack = await queue.startQueueStack({ baseDir, sandbox: sandboxRef, seed, workers: 2, workerConcurrency: 10, fast: true, workflows: flows, publish: flows.map((flow) => flow.id) });
+			let failed = false;
+			try {
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, queue mode (Postgres, two workers)`, `${stack.main.url}/webhook`, sandbox.url, { ...options, tag: 'eq', oneProcess: false })));
+			} catch (error) {
+				failed = true;
+				console.error(`  queue mode failed; its logs are kept in ${baseDir}`);
+				throw error;
+			} finally {
+				await stack.stop();
+				if (!failed) fs.rmSync(baseDir, { recursive: true, force: true });
+			}
+		}
+	} finally {
+		sandbox.stop();
+	}
+	return rows;
+}
+
+/** `npx tsx bench/events.ts`: the events part alone. */
+if (require.main === module) {
+	const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+	eventsBench({ events: env('BENCH_EVENTS', 400), inFlight: env('BENCH_EVENTS_IN_FLIGHT', 20), latencyMs: env('BENCH_LATENCY_MS', 30), history: env('BENCH_EVENTS_HISTORY', 50000), queueMode: process.env.BENCH_QUEUE !== '0', regularMode: process.env.BENCH_REGULAR !== '0' })
+		.then((rows) => console.log(JSON.stringify(rows, null, 2)))
+		.catch((error) => {
+			console.error(error);
+			process.exit(1);
+		});
+}
