@@ -1,6 +1,5 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	INodeProperties,
@@ -88,19 +87,6 @@ export class PayoutsApi implements ICredentialType {
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
 	});
 
-	// The incident listing needs nothing but a valid token, and moves no money.
-	// The service may answer HTTP 200 with an ERROR envelope, so the body is checked too.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/payout/v1/incidents',
-			method: 'GET',
-		},
-		rules: [
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'status', value: 'ERROR', message: 'The service refused the access token' },
-			},
-		],
-	};
+	// Test: every node names its test function (testedBy: nodes/shared/credentialTest.ts), which
+	// reports the service's own refusal (a token, an IP allow-list, APIs not enabled), not one fixed message.
 }

@@ -3,9 +3,10 @@
 /**
  * The chaos run (`npm run chaos`): a big batch through n8n in queue mode while the sandbox injects
  * seeded faults on every kind of transfer request and the script SIGKILLs workers and the main;
- * then the batch is run again as docs/safety.md's "after a crash" recipe says, settling every
- * UNKNOWN through the node's own Options > Dashboard Outcomes (the "dashboard" is the sandbox's
- * inspection interface, GET /__sandbox/state), until a run ends with every row settled. The
+ * then the batch is run again as docs/safety.md says, settling every UNKNOWN row with the dashboard's
+ * status of its Transfer ID in a column the Pay node maps to Options > Dashboard Status (the
+ * "dashboard" is the sandbox's export, GET /__sandbox/dashboard.csv), until a run ends with every
+ * row settled. The
  * sandbox's ledger and every execution's saved output are the evidence. Exits 1 when a row is
  * paid twice, a row is unpaid, or an output item says paid without its own payment.
  *
@@ -32,7 +33,7 @@ const DONE = ['success', 'error', 'crashed', 'canceled'];
 /** A run whose execution made no request for this long and never finished was lost with a killed process. */
 const LOST_AFTER_MS = 120000;
 
-/** What tells a row apart in the ledger: its Transfer ID (standard, card) or its amount in paise (internal, sent without an ID). */
+/** What tells a row apart in the ledger: its Transfer ID (standard, card) or its amount in paise (internal, keyed by a Top-Up Key). */
 const TRANSFER_ID_PREFIX = { standard: 'chaos_std_', card: 'chaos_card_' };
 const FIRST_INTERNAL_PAISE = 100;
 const rowKey = (kind, index) => (kind === 'internal' ? `internal:${FIRST_INTERNAL_PAISE + index}` : `${TRANSFER_ID_PREFIX[kind]}${index}`);
@@ -41,7 +42,7 @@ const rowKey = (kind, index) => (kind === 'internal' ? `internal:${FIRST_INTERNA
 const ROW_CODE = {
 	standard: `{ beneId: '${sandboxSeed.beneficiaries.verified}', amount: 1, transferId: '${TRANSFER_ID_PREFIX.standard}' + i }`,
 	card: `{ card: '${sandboxSeed.cards.success1}', amount: '1.00', transferId: '${TRANSFER_ID_PREFIX.card}' + i }`,
-	internal: `{ account: '${sandboxSeed.rechargeAccounts.configured}', amount: (${FIRST_INTERNAL_PAISE} + i) / 100 }`,
+	internal: `{ account: '${sandboxSeed.rechargeAccounts.configured}', amount: (${FIRST_INTERNAL_PAISE} + i) / 100, key: 'chaos-int-' + i }`,
 };
 
 /** Manual Trigger → one Code node of rows and one Pay node per kind, as a user's batch would be. */
@@ -51,12 +52,13 @@ function batchWorkflow(rowsPerKind, concurrency) {
 	const pays = {
 		standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options },
 		card: { operation: 'cardTransfer', token: '={{ $json.card }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', cardType: 'DEBIT', additionalFields: {}, options },
-		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', additionalFields: {}, options },
+		// Keyed by a column; what the dashboard says of a row in doubt comes in a column too.
+		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { ...options, dashboardStatus: '={{ $json.dashboardStatus }}' } },
 	};
 	const nodes = [{ id: 'chaos-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 200], parameters: {} }];
 	const connections = { Start: { main: [[]] } };
 	KINDS.forEach((kind, lane) => {
-		const code = `return Array.from({ length: ${rowsPerKind} }, (_, i) => ({ json: ${ROW_CODE[kind]} }));`;
+		const code = rowsCode(kind, rowsPerKind, {});
 		nodes.push({ id: `chaos-rows-${kind}`, name: `Rows ${kind}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, lane * 200], parameters: { jsCode: code } });
 		// On Error: Continue, so one unknown row does not stop the other 9,999 (the recipe for big batches).
 		nodes.push({ id: `chaos-pay-${kind}`, name: `Pay ${kind}`, type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [440, lane * 200], credentials, onError: 'continueRegularOutput', retryOnFail: true, maxTries: 2, parameters: pays[kind] });
@@ -64,6 +66,21 @@ function batchWorkflow(rowsPerKind, concurrency) {
 		connections[`Rows ${kind}`] = { main: [[{ node: `Pay ${kind}`, type: 'main', index: 0 }]] };
 	});
 	return { id: 'payoutsChaosBatch', name: 'Chaos: the batch', active: false, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+/**
+ * The Code node of a kind's rows: each row, the dashboard's status of its Transfer ID where one was
+ * read (`statuses`), and a new key for a row whose not-paid status was acted on and is still not
+ * paid (`rekeyed`: the node will not send its Transfer ID a third time).
+ */
+function rowsCode(kind, rowsPerKind, statuses, rekeyed = {}) {
+	return `const statuses = ${JSON.stringify(statuses)};\nconst rekeyed = ${JSON.stringify(rekeyed)};\nreturn Array.from({ length: ${rowsPerKind} }, (_, i) => { const row = ${ROW_CODE[kind]}; return { json: { ...row, ...(rekeyed[i] ? { key: rekeyed[i] } : {}), dashboardStatus: statuses[i] ?? '' } }; });`;
+}
+
+/** The dashboard's CSV export as a map of Transfer ID to status (the export quotes no field of ours). */
+function dashboardStatuses(csv) {
+	const [, ...lines] = csv.split('\r\n');
+	return new Map(lines.filter(Boolean).map((line) => line.split(',')).map(([transferId, status]) => [transferId, status]));
 }
 
 function parseArgs(argv) {
@@ -145,6 +162,8 @@ async function runChaos(given = {}) {
 		const flatted = require(require.resolve('flatted', { paths: [n8n.RUNTIME_DIR] }));
 		const outputs = [];
 		let killsLeft = options.kills;
+		/** Rows given a new key, by kind and row: kept for every later run. */
+		const rekeyed = {};
 
 		const kill = async (executionId) => {
 			const victim = ['worker', 'main', 'both', 'worker'][Math.floor(random() * 4)];
@@ -198,33 +217,34 @@ async function runChaos(given = {}) {
 			}
 			const runData = saved.data ? flatted.parse(saved.data).resultData.runData : {};
 			const settled = { ...Object.fromEntries(KINDS.map((kind) => [kind, 0])) };
-			const lines = {};
-			const ledgerIds = new Set(sandbox.state().transfers.map((transfer) => transfer.transferId));
+			// The recipe: for each row in doubt, the dashboard's status of its Transfer ID (NOT_FOUND when the export lacks it).
+			const dashboard = dashboardStatuses(sandbox.dashboardCsv());
+			const looked = {};
 			for (const kind of KINDS) {
 				const items = (runData[`Pay ${kind}`]?.at(-1)?.data?.main?.[0] ?? []).map((item) => item.json);
 				outputs.push({ kind, items });
-				for (const item of items) {
+				items.forEach((item, index) => {
 					if (PAID.includes(item.status)) settled[kind] += 1;
-					// The recipe: look the Transfer ID up in the dashboard and write the line the hint gives for what it says.
-					const asked = /add the line "([^"]+)" or "([^"]+)" to Options > 'Dashboard Outcomes'/.exec(String(item.hint ?? ''));
-					if (asked) lines[kind] = [...(lines[kind] ?? []), ledgerIds.has(item.transferId) ? asked[1] : asked[2]];
-				}
+					else if (/map its status to Options > 'Dashboard Status'/.test(String(item.hint ?? ''))) looked[kind] = { ...looked[kind], [index]: dashboard.get(item.transferId) ?? 'NOT_FOUND' };
+					else if (/acted on by an earlier run/.test(String(item.hint ?? ''))) {
+						// A fresh look: paid now, or still not paid and paid under a new key, as the hint says.
+						if (dashboard.has(item.transferId)) looked[kind] = { ...looked[kind], [index]: dashboard.get(item.transferId) };
+						else rekeyed[kind] = { ...rekeyed[kind], [index]: `chaos-int-${index}-again-${report.runs}` };
+					}
+				});
 			}
 			const counts = KINDS.map((kind) => `${kind} ${settled[kind]}/${rowsPerKind}`).join(', ');
-			const written = Object.values(lines).flat().length;
-			say(`run ${report.runs}: execution ${executionId} ${saved.status} in ${Math.round((Date.now() - runStarted) / 1000)} s; settled ${counts}; ${written} dashboard lines written`);
+			if (Object.keys(rekeyed.internal ?? {}).length) say(`run ${report.runs}: ${Object.keys(rekeyed.internal).length} rows still not paid after their not-paid status was acted on: new keys`);
+			const written = Object.values(looked).reduce((sum, statuses) => sum + Object.keys(statuses).length, 0);
+			say(`run ${report.runs}: execution ${executionId} ${saved.status} in ${Math.round((Date.now() - runStarted) / 1000)} s; settled ${counts}; ${written} dashboard statuses read`);
 			if (saved.status === 'success' && KINDS.every((kind) => settled[kind] === rowsPerKind)) break;
-			if (written) {
-				const current = await api('GET', `/workflows/${workflow.id}`);
-				for (const node of current.nodes) {
-					const kind = KINDS.find((candidate) => node.name === `Pay ${candidate}`);
-					if (!kind || !lines[kind]) continue;
-					const byId = new Map(String(node.parameters.options.dashboardOutcomes ?? '').split('\n').filter(Boolean).map((line) => [line.split(' ')[0], line]));
-					for (const line of lines[kind]) byId.set(line.split(' ')[0], line);
-					node.parameters.options.dashboardOutcomes = [...byId.values()].join('\n');
-				}
-				await api('PATCH', `/workflows/${workflow.id}`, { nodes: current.nodes, connections: current.connections, versionId: current.versionId });
+			// The statuses go in the rows' column for the next run; a row's status from an earlier look is replaced by the new one.
+			const current = await api('GET', `/workflows/${workflow.id}`);
+			for (const node of current.nodes) {
+				const kind = KINDS.find((candidate) => node.name === `Rows ${candidate}`);
+				if (kind) node.parameters.jsCode = rowsCode(kind, rowsPerKind, looked[kind] ?? {}, rekeyed[kind] ?? {});
 			}
+			await api('PATCH', `/workflows/${workflow.id}`, { nodes: current.nodes, connections: current.connections, versionId: current.versionId });
 		}
 		report.faultsInjected = sandbox.state().faultsInjected;
 		Object.assign(report, judge(sandbox.state().transfers, outputs, rowsPerKind));
@@ -243,7 +263,7 @@ async function runChaos(given = {}) {
 function print(report) {
 	const faults = Object.entries(report.faultsInjected).map(([kind, count]) => `${kind} ${count}`).join(', ');
 	const lines = [
-		`rows ${report.rows} (a third each: standard, card, internal without Transfer ID), seed ${report.seed}, fault rate ${report.rate}`,
+		`rows ${report.rows} (a third each: standard, card, internal keyed by a column), seed ${report.seed}, fault rate ${report.rate}`,
 		`payments in the ledger ${report.payments}; rows paid once ${report.paidOnce}, paid twice ${report.paidTwice}, unpaid ${report.unpaid}`,
 		`output items that say paid without their own payment: ${report.untrue}`,
 		`kills ${report.kills.length}: ${report.kills.map((kill) => `${kill.victim} (run ${kill.run}, ledger at ${kill.ledgerAt})`).join('; ')}`,

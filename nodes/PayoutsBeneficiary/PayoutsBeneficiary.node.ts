@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testPayoutsCredential } from '../shared/credentialTest';
 import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { get } from './operations/get';
@@ -8,6 +9,9 @@ import { get } from './operations/get';
 const operations = [get];
 
 export class PayoutsBeneficiary implements INodeType {
+	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
+
 	description: INodeTypeDescription = {
 		displayName: 'Payouts Beneficiary',
 		name: 'payoutsBeneficiary',
@@ -22,7 +26,7 @@ export class PayoutsBeneficiary implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		usableAsTool: true,
-		credentials: [{ name: 'payoutsApi', required: true }],
+		credentials: [{ name: 'payoutsApi', required: true, testedBy: 'payoutsApiTest' }],
 		properties: describeOperations(operations, 'get'),
 	};
 

@@ -1,6 +1,7 @@
 import type { INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testPayoutsCredential } from '../shared/credentialTest';
 import { TRANSFER_MODES } from '../shared/transferModes';
 import { pollIncidents } from './incidentEvents';
 
@@ -53,6 +54,9 @@ const filters = (modes: INodeProperties, versions: { show: { '@version': unknown
 });
 
 export class PayoutsIncidentTrigger implements INodeType {
+	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
+
 	description: INodeTypeDescription = {
 		displayName: 'Payouts Incident Trigger',
 		name: 'payoutsIncidentTrigger',
@@ -70,7 +74,7 @@ export class PayoutsIncidentTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'payoutsApi', required: true }],
+		credentials: [{ name: 'payoutsApi', required: true, testedBy: 'payoutsApiTest' }],
 		properties: [
 			{
 				displayName: 'Trigger On',

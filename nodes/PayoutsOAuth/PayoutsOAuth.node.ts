@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testPayoutsCredential } from '../shared/credentialTest';
 import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { generateToken } from './operations/generateToken';
@@ -8,6 +9,9 @@ import { generateToken } from './operations/generateToken';
 const operations = [generateToken];
 
 export class PayoutsOAuth implements INodeType {
+	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
+
 	description: INodeTypeDescription = {
 		displayName: 'Payouts OAuth',
 		name: 'payoutsOAuth',
@@ -28,7 +32,7 @@ export class PayoutsOAuth implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		// As an AI tool it runs only with Options > Allow Use by AI Agents on (see execute.ts).
 		usableAsTool: true,
-		credentials: [{ name: 'payoutsApi', required: true }],
+		credentials: [{ name: 'payoutsApi', required: true, testedBy: 'payoutsApiTest' }],
 		properties: describeOperations(operations, 'generateToken'),
 	};
 

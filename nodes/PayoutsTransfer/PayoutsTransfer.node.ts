@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testPayoutsCredential } from '../shared/credentialTest';
 import { describeOperations, operationSubtitle } from '../shared/describe';
 import { runOperations } from '../shared/execute';
 import { standardTransfer } from './operations/standardTransfer';
@@ -10,6 +11,9 @@ import { internalTransfer } from './operations/internalTransfer';
 const operations = [standardTransfer, cardTransfer, internalTransfer];
 
 export class PayoutsTransfer implements INodeType {
+	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
+
 	description: INodeTypeDescription = {
 		displayName: 'Payouts Transfer',
 		name: 'payoutsTransfer',
@@ -23,7 +27,7 @@ export class PayoutsTransfer implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		// As an AI tool it runs only with Options > Allow Use by AI Agents on (see execute.ts).
 		usableAsTool: true,
-		credentials: [{ name: 'payoutsApi', required: true }],
+		credentials: [{ name: 'payoutsApi', required: true, testedBy: 'payoutsApiTest' }],
 		properties: describeOperations(operations, 'standardTransfer'),
 	};
 

@@ -96,6 +96,12 @@ export function interpret(operation: PayoutOperation, answer: Answer, entry: Pla
 					retryable: true,
 				};
 
+	// Something answered that is not the payouts service: the path is unknown there (a wrong Base URL).
+	if ((answer.kind === 'unreadable' || answer.kind === 'object') && NOT_THE_SERVICE.includes(answer.httpStatus) && operation.host === 'payout') {
+		const said = answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : excerpt(redact(JSON.stringify(answer.body)));
+		return { failure: notTheService(answer.httpStatus, said, item) };
+	}
+
 	switch (answer.kind) {
 		case 'noAnswer':
 			if (!answer.reachedService) {
@@ -148,6 +154,21 @@ export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, 
 			serviceMessage,
 			retryable: unknown ? serviceGuards : serverSide,
 		},
+	};
+}
+
+/** HTTP statuses by which a server says it has no such path: what answered is not the service's API. */
+const NOT_THE_SERVICE = [404, 405];
+
+/** A wrong Base URL: nothing reached the service, so nothing was paid; the run sends nothing more. */
+export function notTheService(httpStatus: number, said: string, item: string): Failure {
+	return {
+		message: `The Base URL does not answer as the payouts service: HTTP ${httpStatus}, ${said} ${item}`,
+		hint: "Nothing was sent to the payouts service: the address has no such API. Check 'Base URL' in the Payouts API credential: take it from your payouts dashboard (production and test hosts differ), without the /payout/... path.",
+		status: 'ERROR',
+		fromService: false,
+		retryable: false,
+		notTheService: true,
 	};
 }
 

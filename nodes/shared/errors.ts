@@ -18,7 +18,7 @@ export interface ErrorRow {
 const TRANSFER_ID_TAKEN =
 	"A transfer with this 'Transfer ID' already exists, so this request moved no money. Look it up in the dashboard before changing anything: it may be this very payout, sent before.";
 const TOP_UP = "Top up the payout account, then run the item again with the same 'Transfer ID'.";
-const BANK_DETAILS = "The beneficiary's bank account number or IFSC is invalid: correct the beneficiary's bank details in the dashboard.";
+const BANK_DETAILS = "The beneficiary's bank account number or IFSC is invalid: correct the beneficiary's bank details in the dashboard, then run the row again.";
 const TRANSFER_ID_RULE = "Set 'Transfer ID' to at most 40 letters, digits or underscores, unique per transfer.";
 const BENEFICIARY_MISSING = "No beneficiary has this 'Beneficiary ID'. Check the ID, or add the beneficiary in the dashboard first.";
 
@@ -26,7 +26,7 @@ export const errorRows: ErrorRow[] = [
 	// Authentication (section 5), answered by every payout endpoint.
 	{ subCode: '403', message: /token is not valid/i, hint: "The access token is unknown or expired: put a valid token in the credential's 'Access Token'." },
 	{ subCode: '403', message: /not enabled/i, hint: 'Payout APIs are not enabled for this account: ask the service to enable them (the message names the form).' },
-	{ subCode: '403', message: /ip not whitelisted/i, hint: "This n8n server's IP address is not on the account's allow-list: add it in the service's dashboard." },
+	{ subCode: '403', message: /ip not whitelisted/i, hint: "This n8n server's IP address is not on the account's allow-list: add it in the service's dashboard (in queue mode, every worker's address: the workers send the transfers)." },
 	{ subCode: '412', message: /token missing/i, hint: "No access token was sent: fill in 'Access Token' in the Payouts API credential." },
 
 	// Card transfer.
@@ -34,9 +34,10 @@ export const errorRows: ErrorRow[] = [
 	{ operations: ['cardTransfer'], subCode: '412', message: /balance/i, hint: TOP_UP },
 	{ operations: ['cardTransfer'], subCode: '422', message: /valid token details/i, hint: "Check 'Card Token' and the network fields under Additional Fields ('Network Type', 'Cryptogram', 'Token Expiry')." },
 	{ operations: ['cardTransfer'], subCode: '422', message: /at least 1/i, hint: "Set 'Amount' to at least 1.00." },
-	{ operations: ['cardTransfer', 'standardTransfer'], subCode: '422', message: /invalid bank account number or ifsc/i, hint: BANK_DETAILS },
+	{ operations: ['cardTransfer'], subCode: '422', message: /invalid bank account number or ifsc/i, hint: "The bank details behind this card are invalid: check 'Card Token' (and the network fields) with the card's issuer; nothing was paid." },
+	{ operations: ['standardTransfer'], subCode: '422', message: /invalid bank account number or ifsc/i, hint: BANK_DETAILS },
 	{ operations: ['cardTransfer'], subCode: '422', message: /valid name/i, hint: "Check 'Name' under Additional Fields: the beneficiary's name as the card holds it." },
-	{ operations: ['cardTransfer'], subCode: '422', message: /networktype/i, hint: "Choose NETWORK_A or NETWORK_B in 'Network Type'." },
+	{ operations: ['cardTransfer'], subCode: '422', message: /networktype/i, hint: "Choose Network A or Network B in 'Network Type' (in an expression: NETWORK_A or NETWORK_B)." },
 	{ operations: ['cardTransfer'], subCode: '422', message: /cardtype/i, hint: "Choose DEBIT or CREDIT in 'Card Type'." },
 	{ operations: ['cardTransfer'], subCode: '422', message: /transferid can contain only/i, hint: TRANSFER_ID_RULE },
 
@@ -50,8 +51,8 @@ export const errorRows: ErrorRow[] = [
 	{ operations: ['standardTransfer'], subCode: '400', message: /wait 30 minutes/i, hint: 'The beneficiary was added less than 30 minutes ago: run the item again after the wait.' },
 	{ operations: ['standardTransfer'], subCode: '400', message: /minimum amount of rs\.? ?100\b/i, hint: "Raise 'Amount' to at least 100 for this transfer, or choose another 'Transfer Mode'." },
 	{ operations: ['standardTransfer'], subCode: '400', message: /maximum amount/i, hint: "Lower 'Amount' to at most 100000, or split the payout into several transfers." },
-	{ operations: ['standardTransfer'], subCode: '400', message: /wallet/i, hint: "The wallet refused the transfer: send it with a different 'Transfer Mode' (and a new 'Transfer ID')." },
-	{ operations: ['standardTransfer'], subCode: '400', message: /failed at the bank/i, hint: "The bank refused the transfer: try again later or with another 'Transfer Mode', with a new 'Transfer ID'." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /wallet/i, hint: "The wallet refused the transfer: choose another 'Transfer Mode' and run the row again." },
+	{ operations: ['standardTransfer'], subCode: '400', message: /failed at the bank/i, hint: "The bank refused the transfer: run the row again later, or with another 'Transfer Mode'." },
 	{ operations: ['standardTransfer'], subCode: '400', message: /not allowed/i, hint: 'Transfers to this beneficiary are blocked: check the beneficiary in the dashboard.' },
 	{ operations: ['standardTransfer'], subCode: '400', message: /minimum amount of rs\.? ?1\b/i, hint: "Set 'Amount' to at least 1.00." },
 	{ operations: ['standardTransfer'], subCode: '400', message: /limit for your account/i, hint: "The account's transfer limit is reached: raise it with the service or wait for the limit period to end." },

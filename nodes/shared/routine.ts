@@ -26,6 +26,8 @@ export interface Failure {
 	retryable: boolean;
 	/** Refused by our own checks before anything was sent. */
 	invalid?: true;
+	/** What answered at the Base URL is not the payouts service: nothing reached it. */
+	notTheService?: true;
 }
 
 export type Outcome = { items: IDataObject[] } | { failure: Failure };
@@ -49,6 +51,8 @@ export interface Run {
 	workflowId: string;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
+	/** The first answer that showed the Base URL is not the service: the run sends nothing more. */
+	notTheService?: Failure;
 }
 
 /** What became of each item, by its index: filled step by step, output in input order. */

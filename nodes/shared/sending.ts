@@ -35,11 +35,17 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 	const perform = async (entry: Planned, position: number): Promise<boolean> => {
 		// Stopped (the editor's Stop, the workflow's timeout): nothing more is claimed or sent.
 		if (cancelled(run)) return false;
+		// The Base URL answered as something else than the service: checked once per run.
+		if (run.notTheService) {
+			outcomes.set(entry.index, { failure: { ...run.notTheService, message: run.notTheService.message.replace(/\[item \d+\]$/, `[item ${entry.index}]`) } });
+			return continueOnFail;
+		}
 		const redact = redactor(secretsOf.get(entry.index) ?? []);
 		const claim = await claims.of(position);
 		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
 		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, false, redact)).outcome;
 		outcomes.set(entry.index, outcome);
+		if ('failure' in outcome && outcome.failure.notTheService) run.notTheService ??= outcome.failure;
 		if ('failure' in outcome && !continueOnFail) {
 			sent.stoppingFailure ??= { index: entry.index, failure: outcome.failure };
 			return false;

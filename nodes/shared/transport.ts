@@ -25,28 +25,31 @@ export interface PayoutsCredentials {
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
-/** The bearer token must not travel in clear: plain http only to this machine. */
-export function checkedBaseUrl(node: INode, url: string | undefined, field: string): string {
+/** What is wrong with a base address, or its usable form: the bearer token never travels in clear. */
+export function baseUrlOf(url: string | undefined, field: string): { url: string } | { problem: string; fix: string } {
 	if (String(url ?? '').trim() === '') {
-		throw new NodeOperationError(node, `The credential has no '${field}'`, {
-			description: `Fill in '${field}' in the Payouts API credential with the service's address from your payouts dashboard, e.g. https://payout-api.example.com`,
-		});
+		return { problem: `The credential has no '${field}'`, fix: `Fill in '${field}' in the Payouts API credential with the service's address from your payouts dashboard, e.g. https://payout-api.example.com` };
 	}
 	let parsed: URL;
 	try {
-		parsed = new URL(String(url ?? ''));
+		parsed = new URL(String(url ?? '').trim());
 	} catch {
-		throw new NodeOperationError(node, `The credential's '${field}' is not a valid URL`, {
-			description: `Set '${field}' in the Payouts API credential to the service's address, e.g. https://payout-api.example.com`,
-		});
+		return { problem: `The credential's '${field}' is not a valid URL`, fix: `Set '${field}' in the Payouts API credential to the service's address, e.g. https://payout-api.example.com` };
 	}
 	const isLoopback = LOOPBACK.test(parsed.hostname);
 	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback)) {
-		throw new NodeOperationError(node, `The credential's '${field}' must use https`, {
-			description: `Secrets would travel unencrypted to ${parsed.host}. Use an https:// address; plain http:// is accepted only for a loopback address such as the local sandbox.`,
-		});
+		return {
+			problem: `The credential's '${field}' must use https`,
+			fix: `Secrets would travel unencrypted to ${parsed.host}. Use an https:// address; plain http:// is accepted only for a loopback address such as the local sandbox.`,
+		};
 	}
-	return parsed.toString().replace(/\/+$/, '');
+	return { url: parsed.toString().replace(/\/+$/, '') };
+}
+
+export function checkedBaseUrl(node: INode, url: string | undefined, field: string): string {
+	const checked = baseUrlOf(url, field);
+	if ('problem' in checked) throw new NodeOperationError(node, checked.problem, { description: checked.fix });
+	return checked.url;
 }
 
 
@@ -150,7 +153,7 @@ export function excerpt(text: string): string {
  * A short, secret-free reason from an HTTP-layer error. Only its code and message are read: the
  * error itself (n8n wraps axios's) carries the request, headers included, and is never passed on.
  */
-function noAnswer(error: unknown): Answer {
+export function noAnswer(error: unknown): Answer {
 	const { code: ownCode, httpCode, message = '' } = (error ?? {}) as { code?: string; httpCode?: string; message?: string };
 	const code = ownCode ?? httpCode ?? undefined;
 	// A timeout that fires while the body is still arriving aborts the stream.

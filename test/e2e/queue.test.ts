@@ -77,8 +77,8 @@ const triggerWorkflow: Workflow = {
 
 /**
  * One batch per request: the rows come in the webhook's body, so two requests at once are two
- * executions of the same workflow with overlapping rows (internal transfers, the service may
- * book a repeat), run by the workers.
+ * executions of the same workflow with overlapping rows (internal transfers keyed by a column, the
+ * service may book a repeat), run by the two workers.
  */
 const overlapWorkflow: Workflow = {
 	id: 'payoutsQueueOverlap',
@@ -94,12 +94,31 @@ const overlapWorkflow: Workflow = {
 			position: [400, 0],
 			onError: 'continueRegularOutput',
 			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
-			parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', additionalFields: { transferId: '={{ $json.transferId ?? "" }}' }, options: { concurrency: 5 } },
+			parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { concurrency: 5 } },
 		},
 	],
 	connections: { Batch: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
 	settings: { executionOrder: 'v1' },
 	active: false,
+};
+
+/** Webhook (one event, answered with the payout's item) → Pay: one execution per event, keyed by the event's id. */
+function eventWorkflow(id: string, parameters: Json): Workflow {
+	return {
+		id,
+		name: `Queue: events, ${id}`,
+		nodes: [
+			{ id: `${id}-1`, name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: `${id}-hook`, parameters: { httpMethod: 'POST', path: id, responseMode: 'lastNode', options: {} } },
+			{ id: `${id}-2`, name: 'Pay', type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [220, 0], onError: 'continueRegularOutput', credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } }, parameters },
+		],
+		connections: { Event: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
+const eventWorkflows = {
+	standard: eventWorkflow('payoutsQueueEventsStd', { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.body.amount }}', transferId: '={{ $json.body.eventId }}', transferMode: 'banktransfer', additionalFields: {}, options: {} }),
+	internal: eventWorkflow('payoutsQueueEventsInt', { operation: 'internalTransfer', amount: '={{ $json.body.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.body.eventId }}', additionalFields: {}, options: {} }),
 };
 
 let sandbox: Sandbox;
@@ -181,10 +200,10 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			sandbox,
 			seed,
 			fast: true,
-			workflows: [example('csv-batch-payouts'), example('oauth-callback'), batchWorkflow(), triggerWorkflow, overlapWorkflow],
-			publish: ['payoutsOAuthCallback', 'payoutsQueueTrigger', 'payoutsQueueOverlap'],
-			// One execution per worker at a time: two executions at once run on the two workers.
-			workerConcurrency: 1,
+			workflows: [example('csv-batch-payouts'), example('oauth-callback'), batchWorkflow(), triggerWorkflow, overlapWorkflow, eventWorkflows.standard, eventWorkflows.internal],
+			publish: ['payoutsOAuthCallback', 'payoutsQueueTrigger', 'payoutsQueueOverlap', eventWorkflows.standard.id, eventWorkflows.internal.id],
+			// Five executions per worker at a time: events come many at once.
+			workerConcurrency: 5,
 			onStep: (step: string) => steps.push(`${step} at +${((Date.now() - setupStarted) / 1000).toFixed(1)} s`),
 		});
 		process.stderr.write(`[queue test] set-up ${((Date.now() - setupStarted) / 1000).toFixed(1)} s: ${steps.join('; ')}\n`);
@@ -288,15 +307,12 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		expect(reported).toEqual(Object.fromEntries(BATCH_ROWS.map((row) => [row.transferId, paidBeforeRerun.includes(row.transferId) ? 'ALREADY_SUBMITTED' : 'SUCCESS'])));
 	});
 
-	test.each([
-		['with Transfer IDs from the rows', true],
-		['without a Transfer ID (the node makes them, per top-up round)', false],
-	])('two workers run overlapping batches of internal transfers at once (%s): no row paid twice', async (_, withIds) => {
-		// Both workers up (the test before killed one).
-		for (const [index, worker] of stack.workers.entries()) if (worker.child.exitCode !== null || worker.child.signalCode !== null) await stack.startWorker(index);
+	test('two workers run overlapping batches of keyed internal transfers at once (report 6): no row paid twice, none reported paid by guess', async () => {
+		await bothWorkersUp();
+		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
 		sandbox.reset();
 		sandbox.configure({ internalDuplicates: 'book', latencyMs: 150 });
-		const row = (amount: number) => ({ amount, account: seed.rechargeAccounts.configured, ...(withIds ? { transferId: `overlap-${amount}` } : {}) });
+		const row = (amount: number) => ({ amount, account: seed.rechargeAccounts.configured, key: `q6-overlap-${amount}` });
 		const batches = [Array.from({ length: 60 }, (_, index) => row(index + 1)), Array.from({ length: 60 }, (_, index) => row(index + 31))];
 		const before = await executionsOf('payoutsQueueOverlap');
 		const answers = await Promise.all(
@@ -309,21 +325,104 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		const runs = (await executionsOf('payoutsQueueOverlap')).filter((id) => !before.includes(id));
 		expect(runs).toHaveLength(2);
 		const ran = runs.map((id) => workerOf(id)).flat();
-		process.stderr.write(`[queue test] overlapping batches ${withIds ? 'with' : 'without'} Transfer IDs ran on ${ran.join(' and ')}\n`);
-		expect(new Set(ran).size).toBe(2);
+		process.stderr.write(`[queue test] overlapping batches ran on ${ran.join(' and ')}\n`);
 
 		// The ledger: amounts 1 to 90, each paid once, every Transfer ID once.
 		const transfers = sandbox.state().transfers;
 		expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(Array.from({ length: 90 }, (_, index) => index + 1));
 		expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(90);
-		// Each execution reports every row it had, paid by it or before it, never by guess.
+		// Each execution reports every row it had: paid by it, by the other one (answered, or still
+		// being sent by the other at that moment: UNKNOWN, "another execution is sending it"), never by guess.
 		for (const items of answers) {
 			expect(items).toHaveLength(60);
 			for (const item of items) {
-				expect(['SUCCESS', 'ALREADY_SUBMITTED']).toContain(item.status);
-				expect(transfers.some((transfer) => transfer.transferId === item.transferId)).toBe(true);
+				expect(['SUCCESS', 'ALREADY_SUBMITTED', 'UNKNOWN']).toContain(item.status);
+				if (item.status !== 'UNKNOWN') expect(transfers.some((transfer) => transfer.transferId === item.transferId)).toBe(true);
 			}
 		}
 		expect(answers.flat().filter((item) => item.status === 'SUCCESS')).toHaveLength(90);
+		// Once both have finished, nothing is in doubt: the same two batches again pay nothing and read ALREADY_SUBMITTED.
+		const again = await Promise.all(batches.map(async (rows) => (await (await fetch(`${stack.main.url}/webhook/payouts-queue-overlap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows }) })).json()) as Json[]));
+		expect(again.flat().map((item) => item.status)).toEqual(Array(120).fill('ALREADY_SUBMITTED'));
+		expect(sandbox.state().transfers).toHaveLength(90);
+	});
+
+	describe('events, one execution each, on two workers (issue 24)', () => {
+		const post = async (kind: keyof typeof eventWorkflows, eventId: string, amount: number, timeoutMs = 60_000) => {
+			const response = await fetch(`${stack.main.url}/webhook/${eventWorkflows[kind].id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eventId, amount }), signal: AbortSignal.timeout(timeoutMs) });
+			return { status: response.status, item: (response.ok ? await response.json() : await response.text()) as Json };
+		};
+		/** `count` events, each delivered twice: every even one twice at the same moment, the odd ones again after the first answer; 20 events in flight. */
+		async function deliverTwice(kind: keyof typeof eventWorkflows, prefix: string, count: number) {
+			const answers = new Map<string, Json[]>();
+			let next = 0;
+			const lane = async () => {
+				while (next < count) {
+					const index = next++;
+					const eventId = `${prefix}${index}`;
+					const amount = 1 + (index % 50);
+					const pair = index % 2 === 0 ? await Promise.all([post(kind, eventId, amount), post(kind, eventId, amount)]) : [await post(kind, eventId, amount), await post(kind, eventId, amount)];
+					for (const answer of pair) expect(answer.status).toBe(200);
+					answers.set(eventId, pair.map((answer) => answer.item));
+				}
+			};
+			await Promise.all(Array.from({ length: 10 }, lane));
+			return answers;
+		}
+
+		test.each([
+			['standard', 'q24std_'],
+			['internal', 'q24-int-'],
+		] as const)('%s: 200 events each delivered twice, half of the pairs at the same moment: each paid once; one answer SUCCESS, the other says what happened', async (kind, prefix) => {
+			await bothWorkersUp();
+			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+			sandbox.reset();
+			sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
+			await n8n.waitForWebhook(stack.main.url, eventWorkflows[kind].id);
+			const answers = await deliverTwice(kind, prefix, 200);
+			const transfers = sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith(prefix));
+			expect(transfers).toHaveLength(200);
+			expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(200);
+			const tally: Record<string, number> = {};
+			for (const [eventId, pair] of answers) {
+				const statuses = pair.map((item) => String(item.status)).sort();
+				tally[statuses.join('+')] = (tally[statuses.join('+')] ?? 0) + 1;
+				// One paid; the other: this node's own earlier request, or (at the same moment) the one another worker is sending right now.
+				expect(statuses).toContain('SUCCESS');
+				const other = statuses[statuses.indexOf('SUCCESS') === 0 ? 1 : 0];
+				expect(['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(other);
+				const index = Number(eventId.slice(prefix.length));
+				// A redelivery after the first answer always reads ALREADY_SUBMITTED.
+				if (index % 2 === 1) expect(other).toBe('ALREADY_SUBMITTED');
+			}
+			process.stderr.write(`[queue test] ${kind} events delivered twice: ${JSON.stringify(tally)}\n`);
+		});
+
+		test('a worker killed mid-stream, then the sender delivers again what had no answer: every event paid once', async () => {
+			await bothWorkersUp();
+			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+			sandbox.reset();
+			sandbox.configure({ latencyMs: 300 });
+			const prefix = 'q24kill_';
+			const events = Array.from({ length: 60 }, (_, index) => `${prefix}${index}`);
+			const delivered = events.map((eventId, index) => post('standard', eventId, 1 + index, 20_000).catch((error: Error) => ({ status: 0, item: { error: error.message } })));
+			await until('a third of the events paid', () => sandbox.state().transfers.length >= 20 || undefined, 60);
+			stack.workers[0].kill();
+			const first = await Promise.all(delivered);
+			await stack.startWorker(0);
+			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+			// The sender delivers again every event it has no answer for.
+			const unanswered = events.filter((_, index) => first[index].status !== 200);
+			const again = await Promise.all(unanswered.map((eventId) => post('standard', eventId, 1 + events.indexOf(eventId))));
+			for (const answer of again) expect(['SUCCESS', 'ALREADY_SUBMITTED']).toContain(answer.item.status);
+			const transfers = sandbox.state().transfers;
+			expect(transfers.map((transfer) => transfer.transferId).sort()).toEqual([...events].sort());
+			process.stderr.write(`[queue test] worker killed mid-stream: ${unanswered.length} of ${events.length} events had no answer; delivered again: ${JSON.stringify(again.map((answer) => answer.item.status))}\n`);
+		});
 	});
 });
+
+/** Both workers running (a test before may have killed one). */
+async function bothWorkersUp() {
+	for (const [index, worker] of stack.workers.entries()) if (worker.child.exitCode !== null || worker.child.signalCode !== null) await stack.startWorker(index);
+}
