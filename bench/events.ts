@@ -155,7 +155,7 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 		const { total, distinct } = await ledgerCount(sandboxUrl, prefix);
 		if (total !== expected || distinct !== expected) throw new Error(`${prefix}: the ledger holds ${total} transfers (${distinct} distinct), not ${expected}: some event was paid twice or not at all`);
 	};
-	for (const kind of ['standard', 'internal'] as const) {
+	for (const kind of (process.env.BENCH_KINDS ?? 'standard,internal').split(',') as Array<'standard' | 'internal'>) {
 		const short = kind === 'standard' ? 'Std' : 'Int';
 		// The internal Transfer IDs the node makes from a Top-Up Key begin with the key.
 		const http = await run(kind, `benchEvHttp${short}`, "n8n's HTTP Request node", `h${short}`);

@@ -165,13 +165,14 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 }
 
 /** Sends one request, and again with the same Transfer ID where that is safe and asked for. */
-async function sendWithRetries(run: Run, entry: Planned, resend: boolean, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
+async function sendWithRetries(run: Run, entry: Planned, resend: boolean | Promise<boolean>, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
 	const { context, operation, target, options } = run;
 	const serviceGuards = run.record ? run.record.guard === 'service' : undefined;
 	for (let attempt = 0; ; attempt++) {
 		await run.pace?.();
 		const answer = await send(context, target, entry.request);
-		const resent = resend || attempt > 0;
+		// Known by now: the claim went out with the request.
+		const resent = (await resend) || attempt > 0;
 		const outcome = interpret(operation, answer, entry, resent, redact, serviceGuards);
 		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent };
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));

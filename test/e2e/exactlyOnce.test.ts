@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 
-import { expectRun, finishedExecution, n8n, runWithCli, suiteN8n, until } from '../helpers/e2e';
+import { example, expectRun, finishedExecution, n8n, runWithCli, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
 import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
@@ -103,7 +103,13 @@ let rest: Rest;
 
 beforeAll(async () => {
 	// The interface does not say the service refuses a repeated internal Transfer ID: the sandbox books it again.
-	suite = await suiteN8n({ name: 'e2e-once', sandbox: { internalDuplicates: 'book' }, workflows: Object.values(workflows), publish: [workflows.eventNoKey.id, workflows.eventKeyed.id], server: true });
+	suite = await suiteN8n({
+		name: 'e2e-once',
+		sandbox: { internalDuplicates: 'book' },
+		workflows: [...Object.values(workflows), example('event-payout')],
+		publish: [workflows.eventNoKey.id, workflows.eventKeyed.id, 'payoutsEventPayout'],
+		server: true,
+	});
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 });
@@ -216,6 +222,24 @@ describe('webhook events at once, one execution each (report 4)', () => {
 		expect(bodies.map((body) => body.status).sort()).toEqual(['ALREADY_SUBMITTED', 'SUCCESS']);
 		expect(ledger().filter((transfer) => transfer.transferId.startsWith('eo9-twice'))).toHaveLength(1);
 	});
+});
+
+test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED when the event comes again, 503 for no clear answer, 422 for a refusal', async () => {
+	await n8n.waitForWebhook(rest.url, 'payouts-event');
+	const post = async (body: Json) => {
+		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		return { code: response.status, body: (await response.json()) as Json };
+	};
+	const event = { eventId: 'eo11_evt_1', beneId: seed.beneficiaries.verified, amount: 120 };
+	expect(await post(event)).toEqual({ code: 200, body: expect.objectContaining({ eventId: 'eo11_evt_1', status: 'SUCCESS', referenceId: expect.any(String) }) });
+	const again = await post(event);
+	expect(again).toEqual({ code: 200, body: expect.objectContaining({ status: 'ALREADY_SUBMITTED', referenceId: expect.any(String) }) });
+	sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+	expect((await post({ ...event, eventId: 'eo11_evt_2' })).code).toBe(503);
+	// The sender delivers it again later: the service refuses the repeat; never paid twice.
+	expect(await post({ ...event, eventId: 'eo11_evt_2' })).toEqual({ code: 200, body: expect.objectContaining({ status: 'ALREADY_SUBMITTED' }) });
+	expect(await post({ ...event, eventId: 'eo11_evt_3', beneId: seed.unknownBeneId })).toEqual({ code: 422, body: expect.objectContaining({ status: 'ERROR', hint: expect.stringMatching(/No beneficiary has this 'Beneficiary ID'/) }) });
+	expectEachPaidOnce([120, 120], 'eo11_');
 });
 
 test('Retry On Fail with an answer lost after the money moved: every row paid once, none reported paid by guess', async () => {

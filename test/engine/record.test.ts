@@ -220,11 +220,24 @@ test("another process writes the row back as it was (its call read it before our
 });
 
 describe('when the record cannot be written', () => {
-	test("n8n's database unreachable: every row says so, nothing is sent", async () => {
+	test("n8n's database unreachable: internal rows, which only the record guards, say so and are not sent", async () => {
 		breakProcessedData(new Error('SQLITE_BUSY: database is locked'));
-		const { error } = await runNode(standard(), paid(2, 'nodb'), service.credentials());
+		const { error } = await runNode(internal(), topUps(2, 'nodb'), service.credentials());
 		expect(error?.message).toBe('The node could not record the transfer before sending it [item 0]');
 		expect(error?.description).toMatch(/^Nothing was sent\. n8n's processed-data store answered: SQLITE_BUSY: database is locked/);
 		expect(posts()).toEqual([]);
+	});
+
+	test("n8n's database unreachable: card and standard rows are paid, since the service refuses a repeat; a repeat reads what this process saw", async () => {
+		breakProcessedData(new Error('SQLITE_BUSY: database is locked'));
+		const { items, error } = await runNode(standard(), paid(2, 'nodb_std'), service.credentials());
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.status)).toEqual(['SUCCESS', 'SUCCESS']);
+		const again = await runNode(standard(), paid(2, 'nodb_std'), service.credentials());
+		expect(again.items.map((item) => [item.json.status, item.json.firstStatus])).toEqual([
+			['ALREADY_SUBMITTED', 'SUCCESS'],
+			['ALREADY_SUBMITTED', 'SUCCESS'],
+		]);
+		expect(ledger()).toHaveLength(2);
 	});
 });

@@ -42,8 +42,11 @@ export type Guard = keyof typeof RECORD_REACH;
 
 /** What the record says of a row, and so what the run does with it. */
 export type Claim =
-	/** Send it; `resend` when this node sent these values before without (or regardless of) a clear answer. */
-	| { kind: 'send'; resend: boolean; byDashboard?: string }
+	/**
+	 * Send it; `resend` when this node sent these values before. Where the service guards, the claim
+	 * is written while the request goes out, and `resend` is known once it is.
+	 */
+	| { kind: 'send'; resend: boolean | Promise<boolean>; byDashboard?: string }
 	/** This node sent these values and the service answered (or the dashboard says paid): ALREADY_SUBMITTED. */
 	| { kind: 'answered'; first?: FirstAnswer; byDashboard?: string; contradiction?: string }
 	/** Sent by this node without a clear answer, maybe by another execution right now: UNKNOWN, not sent. */
@@ -79,7 +82,7 @@ export class TransferRecord {
 	/** Claims asked and not yet answered: a closing run waits for them, to forget those it will not send. */
 	private readonly claiming = new Set<Promise<Claim>>();
 	private readonly pending: Array<Promise<void>> = [];
-	private failedForget?: string;
+	private failedWrite?: string;
 
 	private constructor(
 		private readonly journal: Journal,
@@ -117,12 +120,23 @@ export class TransferRecord {
 		};
 		try {
 			if (this.guard === 'service') {
-				const { seen } = await this.journal.record(claimMarks);
-				this.keep(claimMarks);
-				if (!seen.has(sent)) return hold({ kind: 'send', resend: false });
-				// Sent before: if this process has the service's clear answer to it, that is the answer.
+				// This process has the service's clear answer to these values: that is the answer.
 				const first = firstAnswer(key);
-				return hold(first ? { kind: 'answered', first } : { kind: 'send', resend: true });
+				if (first) return hold({ kind: 'answered', first });
+				// The service refuses a repeat, so the request need not wait for the claim: only what
+				// "Transfer Id already exists" means does (sent before by this node, or not).
+				const written = this.journal.record(claimMarks).then(
+					({ seen }) => {
+						this.keep(claimMarks);
+						return seen.has(sent);
+					},
+					(error: unknown) => {
+						this.failedWrite = `the record of sent transfers could not be written (${reasonOf(error)}): a repeat of these transfers may read ALREADY_EXISTS where ALREADY_SUBMITTED was true`;
+						return false;
+					},
+				);
+				this.later(written.then(() => undefined));
+				return hold({ kind: 'send', resend: written });
 			}
 			const claim = await this.claimAsGuard(transferId, print, dashboard);
 			// Answered before: this process may still have the answer's references.
@@ -237,7 +251,7 @@ export class TransferRecord {
 			await Promise.all(this.claiming);
 			for (const index of [...this.held.keys()]) this.notSent(index);
 			await Promise.all(this.pending);
-			if (this.failedForget) warn(this.failedForget);
+			if (this.failedWrite) warn(this.failedWrite);
 		})();
 		if (untilWritten) await finishing;
 	}
@@ -297,7 +311,7 @@ export class TransferRecord {
 	private later(write: Promise<void>) {
 		this.pending.push(
 			write.catch((error) => {
-				this.failedForget = `the record could not forget what it no longer holds true (${reasonOf(error)}); the rows concerned read as in doubt`;
+				this.failedWrite = `the record could not forget what it no longer holds true (${reasonOf(error)}); the rows concerned read as in doubt`;
 			}),
 		);
 	}
