@@ -36,6 +36,8 @@ const GUARD_WAIT_PER_CALL = 2;
 const CALLS_TIMED = 100;
 const RETRY_AFTER_MS = 50;
 const MAX_SERVED_TOKENS = 100;
+/** How long forgets wait for more before their call. */
+const FORGET_LINGER_MS = 50;
 /** The settling window is this many guard waits, at least a second. */
 const SETTLING_PER_WAIT = 10;
 const MIN_SETTLING_MS = 1000;
@@ -63,6 +65,9 @@ export class Journal {
 	/** Marks kept written (present) or forgotten (absent) against other processes' late writes, until when. */
 	private readonly held = new Map<string, { present: boolean; until: number }>();
 	private refreshing = false;
+	/** Since when forgets have been waiting for more. */
+	private forgetsSince?: number;
+	private wake: () => void = () => undefined;
 	/** Tokens of calls whose requests may still ask for a confirmation. */
 	private readonly tokens = new Map<string, { waiting: number; confirmation?: Promise<boolean> }>();
 	private readonly servedTokens: string[] = [];
@@ -188,20 +193,29 @@ export class Journal {
 
 	private enqueue(request: Request) {
 		this.queue.push(request);
+		if (request.kind === 'record') this.wake();
+		else this.forgetsSince ??= Date.now();
 		void this.pump();
 	}
 
 	/**
-	 * One call at a time, each taking every queued request of the kind at the head of the queue,
-	 * also those behind a request of the other kind, unless they share a mark with a request they
-	 * would overtake: what one mark goes through keeps its order.
+	 * One call at a time. Claims come first, as a run waits for them; forgets (what a run no longer
+	 * holds true) wait a moment for more, unless a claim would have to overtake them: fewer calls,
+	 * so fewer that another process's call can write over. A call takes every queued request of its
+	 * kind, also those behind a request of the other kind, unless they share a mark with a request
+	 * they would overtake: what one mark goes through keeps its order.
 	 */
 	private async pump() {
 		if (this.running) return;
 		this.running = true;
 		try {
 			while (this.queue.length > 0) {
-				const kind = this.queue[0].kind;
+				const kind = this.nextKind();
+				const lingered = Date.now() - (this.forgetsSince ?? Date.now());
+				if (kind === 'forget' && lingered < FORGET_LINGER_MS) {
+					await Promise.race([sleep(FORGET_LINGER_MS - lingered), new Promise<void>((resolve) => (this.wake = resolve))]);
+					continue;
+				}
 				const batch: Request[] = [];
 				const waiting: Request[] = [];
 				const overtaken = new Set<string>();
@@ -213,11 +227,23 @@ export class Journal {
 					}
 				}
 				this.queue.splice(0, this.queue.length, ...waiting);
+				if (kind === 'forget') this.forgetsSince = this.queue.some((request) => request.kind === 'forget') ? Date.now() : undefined;
 				await this.call(batch);
 			}
 		} finally {
 			this.running = false;
 		}
+	}
+
+	/** Forgets that waited long enough go next; else a claim that no earlier forget of its marks holds back. */
+	private nextKind(): Request['kind'] {
+		if (this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS) return 'forget';
+		const heldBack = new Set<string>();
+		for (const request of this.queue) {
+			if (request.kind === 'record' && !request.marks.some((mark) => heldBack.has(mark))) return 'record';
+			for (const mark of request.marks) heldBack.add(mark);
+		}
+		return 'forget';
 	}
 
 	private async call(batch: Request[]) {
