@@ -208,6 +208,8 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 			const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 			// n8n's own database settings, as a user's n8n has them (the test harness pins one SQLite connection).
 			delete env.DB_SQLITE_POOL_SIZE;
+			// A CPU profile of n8n's process, for where an event's time goes (bench/profile.ts reads it).
+			if (process.env.BENCH_PROFILE_DIR) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE_DIR)}`;
 			await n8n.importCredential(userFolder, env, sandboxRef, seed);
 			await n8n.importWorkflows(userFolder, env, flows);
 			for (const flow of flows) await n8n.publishWorkflow(env, flow.id);

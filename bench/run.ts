@@ -9,6 +9,8 @@
  *   BENCH_GUARD_N (300): items per run of the Incident Guard's cost
  *   BENCH_REAL (1): the part in real n8n (bench/realN8n.ts); BENCH_REAL_BIG (50000): its large batch;
  *   BENCH_QUEUE (1): its queue-mode set-up
+ *   BENCH_EVENTS (400): events per stream of the events part (bench/events.ts; 0 skips it);
+ *   BENCH_EVENTS_IN_FLIGHT (20); BENCH_EVENTS_HISTORY (50000): earlier transfers before the last stream
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +22,8 @@ import type { IDataObject, INodeType } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { standardTransfer } from '../nodes/PayoutsTransfer/operations/standardTransfer';
+import { eventsBench } from './events';
+import type { EventRow } from './events';
 import { realN8nBench } from './realN8n';
 import type { RealRow } from './realN8n';
 import { payoutsNode, registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
@@ -303,6 +307,11 @@ async function main() {
 	const memory = await memoryAtScale();
 	stopEngineTimers();
 	const real: RealRow[] = process.env.BENCH_REAL === '0' ? [] : await realN8nBench({ n: N, big: Number(process.env.BENCH_REAL_BIG ?? 50000), latencyMs: LATENCY_MS, queueMode: process.env.BENCH_QUEUE !== '0' });
+	const eventCount = Number(process.env.BENCH_EVENTS ?? 400);
+	const events: EventRow[] =
+		eventCount > 0 && process.env.BENCH_REAL !== '0'
+			? await eventsBench({ events: eventCount, inFlight: Number(process.env.BENCH_EVENTS_IN_FLIGHT ?? 20), latencyMs: LATENCY_MS, history: Number(process.env.BENCH_EVENTS_HISTORY ?? 50000), queueMode: process.env.BENCH_QUEUE !== '0', regularMode: true })
+			: [];
 
 	const lines = [
 		`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; latency L = ${LATENCY_MS} ms; ${new Date().toISOString().slice(0, 10)}`,
@@ -335,11 +344,24 @@ async function main() {
 							`| ${row.setup} | ${row.scenario} | ${row.runner} | ${f(row.itemsPerSecond, 1)} | ${f(row.ofLatencyLimit)} | ${row.vsHttpBatched === undefined ? '–' : `${f(row.vsHttpBatched)} / ${f(row.vsHttpUnbounded)}`} | ${f(row.laterOverFirst)} | ${row.restWorstMs} ms (${row.restWorstWhen}) | ${f(row.peakRssMegabytes, 0)} MB |`,
 					),
 				]),
+		...(events.length === 0
+			? []
+			: [
+					'',
+					`Events in real n8n: Webhook → one transfer → answer, ${eventCount} events, ${process.env.BENCH_EVENTS_IN_FLIGHT ?? 20} in flight, latency L (ratios to n8n's HTTP Request node of the same kind, same n8n):`,
+					'',
+					'| Set-up | Kind | Workflow | Events/s | p50 | p95 | Events/s vs HTTP Request node | p95 vs HTTP Request node | Answers |',
+					'|---|---|---|---|---|---|---|---|---|',
+					...events.map(
+						(row) =>
+							`| ${row.setup} | ${row.kind} | ${row.workflow} | ${f(row.eventsPerSecond, 1)} | ${row.p50Ms} ms | ${row.p95Ms} ms | ${f(row.vsHttp)} | ${f(row.p95VsHttp)} | ${Object.entries(row.statuses).map(([status, count]) => `${status} ${count}`).join(', ')} |`,
+					),
+				]),
 	];
 	console.log(lines.join('\n'));
 	const results = path.join(ROOT, 'bench', 'results');
 	fs.mkdirSync(results, { recursive: true });
-	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS, GUARD_N }, throughput: rows, guard, validation, load, memory, real }, null, 2));
+	fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version }, settings: { N, LATENCY_MS, VALIDATION_ITEMS, MEMORY_ITEMS, GUARD_N }, throughput: rows, guard, validation, load, memory, real, events }, null, 2));
 	console.error(`Figures written to ${path.join(results, 'latest.json')}`);
 }
 

@@ -58,12 +58,13 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 }
 
 /**
- * Rows are claimed a little ahead of the lanes, so that sending never waits for the store: as far
- * as the lanes get while two store calls (and, where the node guards, the confirmation's wait)
- * go by. After a crash, only those rows and the ones in flight are claimed but unanswered.
+ * Rows are claimed a little ahead of the lanes, so that sending never waits for the store: the
+ * next row, and as far as the lanes get while two store calls (and, where the node guards, the
+ * confirmation's wait) go by. After a crash, only those rows and the ones in flight are claimed
+ * but unanswered: Concurrency plus about one group commit.
  */
 function claimsAhead(run: Run, planned: Planned[]) {
-	const { record, options } = run;
+	const { record } = run;
 	const claims: Array<Promise<Claim>> = [];
 	const started = Date.now();
 	let next = 0;
@@ -71,7 +72,7 @@ function claimsAhead(run: Run, planned: Planned[]) {
 		if (!record) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
 		const leadMs = 2 * record.lastCallMs() + record.guardWaitMs();
-		return options.concurrency + Math.ceil((perSecond * leadMs) / 1000);
+		return 1 + Math.ceil((perSecond * leadMs) / 1000);
 	};
 	return {
 		async of(position: number): Promise<Claim | undefined> {

@@ -1,10 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it reads the environment); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
  * The chaos run, reduced (docs/chaos.md): `npm run chaos` with 540 rows (180 each standard, card
- * and internal without Transfer ID), a fault on one transfer request in ten, and three SIGKILLs of
- * a worker, the main or both, in queue mode (Postgres, Redis, two workers). The batch is re-run as
- * the "after a crash" recipe says, UNKNOWN rows settled through Options > Dashboard Outcomes, until
- * a run settles every row. Judged by the sandbox's ledger and every saved output: each row paid
+ * and internal keyed by a Top-Up Key), a fault on one transfer request in ten, and three SIGKILLs
+ * of a worker, the main or both, in queue mode (Postgres, Redis, two workers). The batch is re-run
+ * until a run settles every row, internal rows in doubt settled from the sandbox's dashboard export
+ * through a column mapped to Options > Dashboard Status. Judged by the sandbox's ledger and every saved output: each row paid
  * exactly once, no output item says paid without its own payment. PAYOUTS_CHAOS_SEED picks the seed.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

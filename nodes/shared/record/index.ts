@@ -11,7 +11,7 @@ import type { DashboardStatus } from './settle';
 /**
  * The node's record of the transfers it sent, in n8n's processed-data store (journal.ts). Every
  * transfer has a key the user sees before it is sent, its Transfer ID (for an internal row without
- * one, made of the row's Top-Up Key: ../madeTransferIds.ts), and the record is keyed by it. Each
+ * one, made of the row's Top-Up Key: PayoutsTransfer/operations/internalTransfer.ts), and the record is keyed by it. Each
  * promise, and the one mechanism that keeps it:
  *
  * - Card and standard transfers (and internal ones, where the user says the service refuses a
