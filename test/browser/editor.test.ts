@@ -117,6 +117,8 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test('the owner signs in through the sign-in form', async () => {
+		// The account the form will use signs in over REST first: a refusal here is n8n's, not the editor's.
+		await n8n.ensureOwner(server.url);
 		await page.goto(`${server.url}/signin`);
 		try {
 			await page.locator('input[name="emailOrLdapLoginId"]').waitFor();
