@@ -565,6 +565,74 @@ async function freePort(preferred = 0) {
 	throw new Error(`no free port between ${from} and ${to - 1}`);
 }
 
+/**
+ * Which process listens on TCP `port` (Linux, from /proc): its pid, null when none listens, or
+ * undefined when it cannot be told (no /proc, or a process this user cannot inspect).
+ */
+function listenerPid(port) {
+	if (!fs.existsSync('/proc/net/tcp')) return undefined;
+	const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+	const inodes = new Set();
+	for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+		let lines = [];
+		try {
+			lines = fs.readFileSync(table, 'utf8').trim().split('\n').slice(1);
+		} catch {
+			continue;
+		}
+		for (const line of lines) {
+			const fields = line.trim().split(/\s+/);
+			// local address, state 0A (LISTEN), inode
+			if (fields[1]?.endsWith(hex) && fields[3] === '0A') inodes.add(fields[9]);
+		}
+	}
+	if (!inodes.size) return null;
+	for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+		let fds = [];
+		try {
+			fds = fs.readdirSync(`/proc/${pid}/fd`);
+		} catch {
+			continue;
+		}
+		for (const fd of fds) {
+			try {
+				const socket = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+				if (socket && inodes.has(socket[1])) return Number(pid);
+			} catch {
+				// closed meanwhile
+			}
+		}
+	}
+	return undefined;
+}
+
+/** A process's command line, for a message. */
+function commandOf(pid) {
+	try {
+		return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 300);
+	} catch {
+		return '(gone)';
+	}
+}
+
+/**
+ * Waits until `child` itself listens on `port` (asked of the kernel, /proc/net/tcp): before that,
+ * an answer on the port may come from another process (seen with suites side by side: an n8n
+ * that was still on the port answered the owner set-up, and the session was refused by this one).
+ * Where the kernel cannot be asked, returns at once.
+ */
+async function waitForOwnListener(port, child, { timeoutSeconds = 180, logFile } = {}) {
+	let other;
+	await waitFor(`n8n (pid ${child.pid}) listening on port ${port}`, () => {
+		const pid = listenerPid(port);
+		if (pid === undefined || pid === child.pid) return true;
+		other = pid;
+		return false;
+	}, { timeoutSeconds, child, logFile, intervalMs: 200 }).catch((error) => {
+		throw new Error(`${error.message}${other ? `; port ${port} is held by pid ${other}: ${commandOf(other)}` : ''}`);
+	});
+}
+
 /** Express's own 404 for a route n8n has not mounted (yet): "Cannot POST /rest/workflows". */
 const NOT_MOUNTED = /^(<!DOCTYPE html>[\s\S]*<pre>)?Cannot (GET|HEAD|POST|PUT|PATCH|DELETE) \//;
 /** n8n's answer while its database migrates. */
@@ -630,6 +698,8 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 	const started = Date.now();
 	const options = { child, logFile, timeoutSeconds };
 	try {
+		// Nothing is asked of the port before this n8n listens on it: another process could answer.
+		await waitForOwnListener(Number(env.N8N_PORT), child, options);
 		// /healthz answers before the REST API is mounted, /rest/settings once the controllers are
 		// (n8n 2.x), but not yet the owner's routes on every version: ask for those themselves.
 		await waitFor(`n8n on ${url}`, async () => (await fetch(`${url}/rest/settings`)).ok, options);
@@ -956,6 +1026,7 @@ module.exports = {
 	exampleWorkflows,
 	importWorkflows,
 	freePort,
+	listenerPid,
 	waitFor,
 	startServer,
 	ensureOwner,

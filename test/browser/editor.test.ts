@@ -117,7 +117,19 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 	});
 
 	test('the owner signs in through the sign-in form', async () => {
+		// The account the form will use signs in over REST first: a refusal here is n8n's, not the editor's.
+		await n8n.ensureOwner(server.url);
 		await page.goto(`${server.url}/signin`);
+		try {
+			await page.locator('input[name="emailOrLdapLoginId"]').waitFor();
+		} catch (error) {
+			// Say what the editor shows instead, and what n8n says of its owner.
+			fs.mkdirSync(RESULTS, { recursive: true });
+			await page.screenshot({ path: path.join(RESULTS, 'debug-signin.png') });
+			const settings = (await rest('GET', '/settings').catch((failure: Error) => ({ error: failure.message }))) as { userManagement?: unknown; error?: string };
+			const shown = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').slice(0, 400);
+			throw new Error(`${(error as Error).message}\npage: ${page.url()}: ${shown}\nn8n's userManagement settings: ${JSON.stringify(settings.userManagement ?? settings)}`);
+		}
 		await page.locator('input[name="emailOrLdapLoginId"]').fill(n8n.OWNER.email);
 		await page.locator('input[name="password"]').fill(n8n.OWNER.password);
 		await page.locator('[data-test-id="form-submit-button"]').click();

@@ -102,6 +102,9 @@ export function expectRun(run: { status?: string; code?: number; describe: (ledg
 	if (wrong) throw new Error(`expected ${JSON.stringify(expected)}, got: ${run.describe(ledger)}`);
 }
 
+/** Where each suite's n8n server log is kept after the run (test-results/ is not committed). */
+export const LOGS = path.join(__dirname, '..', '..', 'test-results', 'n8n-logs');
+
 export type SuiteN8n = {
 	sandbox: Sandbox;
 	userFolder: string;
@@ -120,8 +123,8 @@ export type SuiteN8n = {
  * imported and `publish` made active before n8n starts; with `server`, `n8n start` ready for the
  * REST routes (owner signed in) and a REST client. `env` changes the server's and the CLI's
  * environment (a key set to undefined is removed); `prepare(sandbox)` runs before n8n first starts
- * (e.g. the service's timezone). `close()` stops and removes all of it
- * (the user folder kept with KEEP_N8N_FOLDERS=1, for its n8n.log).
+ * (e.g. the service's timezone). `close()` stops and removes all of it, keeping the server's
+ * log as test-results/n8n-logs/<name>.log (the whole user folder with KEEP_N8N_FOLDERS=1).
  */
 export async function suiteN8n({
 	name,
@@ -153,6 +156,12 @@ export async function suiteN8n({
 		close: async () => {
 			await suite.server?.stop();
 			await sandbox.close();
+			// The server's log outlives the folder, for the one reading a failure.
+			const log = path.join(userFolder, 'n8n.log');
+			if (fs.existsSync(log)) {
+				fs.mkdirSync(LOGS, { recursive: true });
+				fs.copyFileSync(log, path.join(LOGS, `${name}.log`));
+			}
 			if (!process.env.KEEP_N8N_FOLDERS) fs.rmSync(userFolder, { recursive: true, force: true });
 		},
 	};
