@@ -165,10 +165,15 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		// Run it from the editor, as a user would: "Execute workflow" (a webhook example then waits
 		// for its test URL to be called, here with a fresh OAuth code).
 		await page.locator('[data-test-id="execute-workflow-button"]').click();
-		const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook') as { parameters?: { path?: string } } | undefined;
+		const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook') as { parameters?: { path?: string; httpMethod?: string } } | undefined;
 		if (webhook) {
 			await page.locator('[data-test-id="stop-execution-waiting-for-webhook-button"]').waitFor();
-			const response = await page.request.get(`${server.url}/webhook-test/${webhook.parameters?.path}?auth_code=${seed.authCodes[9]}`);
+			// The OAuth callback is called by the browser with a code; the payout event is POSTed by its sender.
+			const url = `${server.url}/webhook-test/${webhook.parameters?.path}`;
+			const response =
+				webhook.parameters?.httpMethod === 'POST'
+					? await page.request.post(url, { data: { eventId: 'browser_event_1', beneId: seed.beneficiaries.verified, amount: '10.00' } })
+					: await page.request.get(`${url}?auth_code=${seed.authCodes[9]}`);
 			expect(response.status()).toBe(200);
 		}
 		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
@@ -363,6 +368,62 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await closeNdv(ndv);
 	});
 
+	// ---- A new user's first payout (issue 26): import, credential, Dry Run, run, read the routing ----
+
+	test('first payout: import the CSV example, set the credential, Dry Run sends nothing, the run routes every row by status on the canvas', async () => {
+		await resetSandbox();
+		const step = (name: string) => shoot(`first-payout-${name}`);
+		// 1. Import the example file into a new workflow, as Workflows → Import from File does.
+		await page.goto(`${server.url}/workflow/new`);
+		await page.locator('[data-test-id="workflow-import-input"]').setInputFiles(path.join(ROOT, 'examples', 'csv-batch-payouts.json'));
+		const payNode = page.locator('[data-test-id="canvas-node"][data-node-name="Pay Beneficiary"]');
+		await payNode.waitFor({ timeout: 60000 });
+		await page.locator('[data-test-id="zoom-to-fit"]').click();
+		await step('1-imported');
+
+		// 2. The credential: a new one, with the account's Base URL and Access Token; Save runs its Test.
+		await payNode.dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+		await ndv.locator('[data-test-id="node-credentials-select"]').click();
+		await page.locator('[data-test-id="node-credentials-select-item-new"]').click();
+		const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
+		await dialog.waitFor();
+		await dialog.locator('[data-test-id="parameter-input-baseUrl"] input').fill(sandbox.baseUrl);
+		await dialog.locator('[data-test-id="parameter-input-accessToken"] input').fill(seed.credentials.accessToken);
+		await dialog.locator('[data-test-id="credential-save-button"]').click();
+		await waitOrReport(dialog.getByText('Connection tested: the service accepted the access token').first(), 'first-payout-credential');
+		await step('2-credential-tested');
+		await page.keyboard.press('Escape');
+		await dialog.waitFor({ state: 'hidden' });
+
+		// 3. Dry Run: every row checked, the request shown, nothing sent.
+		await ndv.locator('[data-test-id="collection-parameter-add-dropdown"]').first().click();
+		await page.locator('[data-test-id="collection-parameter-option"]', { hasText: 'Dry Run' }).click();
+		await ndv.locator('[data-test-id="parameter-input-dryRun"] .el-switch').click();
+		await closeNdv(ndv);
+		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
+		expect(sandbox.requests().filter((request) => request.method === 'POST')).toEqual([]);
+		await payNode.dblclick();
+		await waitOrReport(ndv.getByText('would send').first(), 'first-payout-dry-run');
+		await step('3-dry-run');
+
+		// 4. The real run: Dry Run off, Execute workflow; the Switch routes each row by its status.
+		await ndv.locator('[data-test-id="parameter-input-dryRun"] .el-switch').click();
+		await closeNdv(ndv);
+		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
+		await page.addStyleTag({ content: '.el-notification { display: none !important; }' });
+		const routed = async (target: string) => (await page.locator(`[data-test-id="edge-label"][data-source-node-name="Route by Status"][data-target-node-name="${target}"]`).innerText()).trim();
+		expect({ paid: await routed('Paid'), pending: await routed('Pending'), check: await routed('Needs a Check'), notSent: await routed('Not Sent') }).toEqual({ paid: '2 items', pending: '1 item', check: '1 item', notSent: '1 item' });
+		await step('4-routed');
+		// What the canvas says is what the service booked.
+		const booked = (sandbox.state().transfers as Array<{ transferId: string }>).map((transfer) => transfer.transferId).sort();
+		expect(booked).toEqual(expect.arrayContaining(['nov_payout_0001', 'nov_payout_0003']));
+		expect(booked).not.toContain('nov_payout_0002');
+	});
+
 	test("the credential's Test: a valid token connects, a refused one fails, also when the service answers HTTP 200", async () => {
 		// What the credential dialog's Test button sends, with the editor's own session.
 		const testCredential = (accessToken: string) =>
@@ -377,10 +438,12 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 				},
 				{ accessToken, baseUrl: sandbox.baseUrl },
 			);
-		expect(await testCredential(seed.credentials.accessToken)).toEqual({ status: 'OK', message: 'Connection successful!' });
-		expect((await testCredential(seed.tokens.expired)).status).toBe('Error');
+		expect(await testCredential(seed.credentials.accessToken)).toEqual({ status: 'OK', message: 'Connection tested: the service accepted the access token' });
+		// The service's own words, and what to do about them.
+		const refused = { status: 'Error', message: expect.stringMatching(/^The service answered 403 "Token is not valid": The access token is unknown or expired/) };
+		expect(await testCredential(seed.tokens.expired)).toEqual(refused);
 		sandbox.configure({ httpStyle: 'always200' });
-		expect(await testCredential(seed.tokens.expired)).toEqual({ status: 'Error', message: 'The service refused the access token' });
+		expect(await testCredential(seed.tokens.expired)).toEqual(refused);
 		sandbox.configure({ httpStyle: 'mirror' });
 	});
 });

@@ -79,16 +79,22 @@ test('paylink status into a notification message', async () => {
 	expect(output('Notification Message')).toEqual([{ message: `Paylink ${seed.paylinks.active} is ACTIVE: https://payouts.example.com/paylink/paylink_active_1` }]);
 });
 
-test('batch payouts from CSV: successes and failures split, the bad row does not stop the batch', async () => {
+test('batch payouts from CSV: read by Extract From File (quoted commas, CRLF), every row routed by its status, the bad row does not stop the batch', async () => {
 	const { output } = await execute('payoutsCsvBatch');
-	expect(output('Paid')).toEqual([
-		{ summary: expect.stringMatching(/^Paid nov_payout_0001: SUCCESS \(reference \d+\)$/), transferId: 'nov_payout_0001', status: 'SUCCESS' },
-		{ summary: expect.stringMatching(/^Paid nov_payout_0003: SUCCESS \(reference \d+\)$/), transferId: 'nov_payout_0003', status: 'SUCCESS' },
-	]);
-	expect(output('Not Paid')).toEqual([
-		{ summary: expect.stringContaining('Not paid nov_payout_0002 (BENEUNKNOWN9, 250.50): Beneficiary does not exist [item 1] -> No beneficiary has this'), transferId: 'nov_payout_0002', status: 'ERROR' },
-	]);
-	expect(sandbox.state().transfers.map((transfer) => transfer.transferId)).toEqual(['nov_payout_0001', 'nov_payout_0003']);
+	const routed = (name: string) => output(name).map((item) => [item.transferId, item.status]);
+	expect({ paid: routed('Paid'), pending: routed('Pending'), check: routed('Needs a Check'), notSent: routed('Not Sent') }).toEqual({
+		paid: [
+			['nov_payout_0001', 'SUCCESS'],
+			['nov_payout_0003', 'SUCCESS'],
+		],
+		pending: [['nov_payout_0004', 'PENDING']],
+		check: [['nov_payout_0005', 'UNKNOWN']],
+		notSent: [['nov_payout_0002', 'ERROR']],
+	});
+	// The columns come from Extract From File: the quoted "Consulting, October" did not shift them.
+	expect(output('Paid')[0].summary).toMatch(/^Paid nov_payout_0001 to BENEVERIFIED1: 1500\.00 \(SUCCESS, reference \d+, UTR \S+\)$/);
+	expect(output('Not Sent')[0].summary).toContain('Not sent nov_payout_0002 (BENEUNKNOWN9, 250.50): Beneficiary does not exist [item 1] -> ');
+	expect(sandbox.state().transfers.map((transfer) => transfer.transferId).sort()).toEqual(['nov_payout_0001', 'nov_payout_0003', 'nov_payout_0004', 'nov_payout_0005']);
 });
 
 test('OAuth callback: the code from the redirect is exchanged for a token', async () => {
