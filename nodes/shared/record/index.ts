@@ -243,8 +243,10 @@ export class TransferRecord {
 
 	/**
 	 * Forgets the claims of rows this run never sent, and finishes the run's writes: `untilWritten`
-	 * waits for them (a process about to exit); otherwise they complete in the background, in the
-	 * order asked, before anything asked later about the same marks.
+	 * waits for them (a process about to exit). Where the node guards, the run also ends only once
+	 * they are written: an answered row's "in doubt" mark is gone before the run's answer is, so a
+	 * redelivery on another worker reads ALREADY_SUBMITTED, not UNKNOWN. Otherwise they complete in
+	 * the background, in the order asked, before anything asked later about the same marks.
 	 */
 	async close(untilWritten: boolean, warn: (message: string) => void): Promise<void> {
 		const finishing = (async () => {
@@ -253,7 +255,7 @@ export class TransferRecord {
 			await Promise.all(this.pending);
 			if (this.failedWrite) warn(this.failedWrite);
 		})();
-		if (untilWritten) await finishing;
+		if (untilWritten || this.guard === 'node') await finishing;
 	}
 
 	/**
