@@ -232,3 +232,14 @@ export async function realN8nBench(options: { n: number; big: number; latencyMs:
 	}
 	return rows;
 }
+
+/** `npx tsx bench/realN8n.ts`: the batch part in real n8n alone. */
+if (require.main === module) {
+	const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+	realN8nBench({ n: env('BENCH_N', 2000), big: env('BENCH_REAL_BIG', 50000), latencyMs: env('BENCH_LATENCY_MS', 30), queueMode: process.env.BENCH_QUEUE !== '0' })
+		.then((rows) => console.log(JSON.stringify(rows, null, 2)))
+		.catch((error) => {
+			console.error(error);
+			process.exit(1);
+		});
+}

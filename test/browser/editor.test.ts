@@ -391,8 +391,9 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await dialog.waitFor();
 		await dialog.locator('[data-test-id="parameter-input-baseUrl"] input').fill(sandbox.baseUrl);
 		await dialog.locator('[data-test-id="parameter-input-accessToken"] input').fill(seed.credentials.accessToken);
-		await dialog.locator('[data-test-id="credential-save-button"]').click();
-		await waitOrReport(dialog.getByText('Connection tested: the service accepted the access token').first(), 'first-payout-credential');
+		// The dialog's header (with Save) is drawn outside the element that carries the dialog's test id.
+		await page.locator('[data-test-id="credential-save-button"]').click();
+		await waitOrReport(page.getByText('Connection tested: the service accepted the access token').first(), 'first-payout-credential');
 		await step('2-credential-tested');
 		await page.keyboard.press('Escape');
 		await dialog.waitFor({ state: 'hidden' });

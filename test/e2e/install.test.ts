@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it runs npm and n8n as a user would, with Node's own modules and child processes); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * Install in your own n8n exactly as docs/running.md ("Install in your own n8n") says, into a fresh
+ * Install in your own n8n exactly as the README ("Installation") says, into a fresh
  * n8n user folder: the packed package (`npm run build && npm pack`), then in `<user folder>/.n8n/nodes`
  * `npm install --omit=peer --ignore-scripts <the .tgz>`, then n8n started. It must install the
  * package alone (no second n8n-workflow beside n8n's own), n8n must load all six nodes under the

@@ -5,7 +5,7 @@
  * again, every row of the reach reads ALREADY_SUBMITTED and nothing is sent, while a dry run says
  * the 500 oldest would be sent (forgotten). A standard batch of what the store keeps (the reach
  * and room for rows in flight) and 500 more, with n8n restarted (nothing in its memory): run again,
- * the kept rows read ALREADY_SUBMITTED, the 500 oldest ALREADY_EXISTS, and nothing is paid twice. About three minutes.
+ * the last rows of the reach read ALREADY_SUBMITTED, the 500 oldest ALREADY_EXISTS, and nothing is paid twice. About three minutes.
  */
 import { RECORD_REACH } from '../../nodes/shared/record';
 import { MAX_ENTRIES } from '../../nodes/shared/record/journal';
@@ -103,19 +103,23 @@ test(`internal transfers: ${(reach.internal + BEYOND).toLocaleString('en-US')} k
 	const dry = await run(workflows.internal.id);
 	expect(dry.items.filter((item) => item.realRun === 'would send')).toHaveLength(BEYOND);
 	expect(posts()).toBe(0);
-	expect(sandbox.state().transfers).toHaveLength(reach.internal + BEYOND);
+	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale-int-'))).toHaveLength(reach.internal + BEYOND);
 	expectNoTransferIdTwice();
 });
 
-test(`standard transfers: ${(kept.standard + BEYOND).toLocaleString('en-US')}, then n8n restarted and the batch run again: the last ${kept.standard.toLocaleString('en-US')} (the reach of ${reach.standard.toLocaleString('en-US')} and more) ALREADY_SUBMITTED, the ${BEYOND} oldest ALREADY_EXISTS, nothing paid twice`, async () => {
+test(`standard transfers: ${(kept.standard + BEYOND).toLocaleString('en-US')}, then n8n restarted and the batch run again: the last ${reach.standard.toLocaleString('en-US')} (the reach) ALREADY_SUBMITTED, the ${BEYOND} oldest ALREADY_EXISTS, nothing paid twice`, async () => {
 	const first = await run(workflows.standard.id);
 	expect(first.counts).toEqual({ SUCCESS: kept.standard + BEYOND });
 	// A restart: only n8n's database remembers (this process's answers are gone).
 	rest = (await suite.restart()) as Rest;
 	const again = await run(workflows.standard.id);
-	expect(kept.standard).toBeGreaterThanOrEqual(reach.standard);
-	expect(again.counts).toEqual({ ALREADY_EXISTS: BEYOND, ALREADY_SUBMITTED: kept.standard });
-	expect(again.items.slice(0, BEYOND).every((item) => item.status === 'ALREADY_EXISTS')).toBe(true);
-	expect(sandbox.state().transfers).toHaveLength(kept.standard + BEYOND);
+	const statuses = (items: Json[]) => [...new Set(items.map((item) => item.status))];
+	// The reach is what is promised; between it and the oldest, the room for rows in flight (the
+	// re-run's own claims of the oldest rows take some of it), either answer is true.
+	expect(statuses(again.items.slice(-reach.standard))).toEqual(['ALREADY_SUBMITTED']);
+	expect(statuses(again.items.slice(0, BEYOND))).toEqual(['ALREADY_EXISTS']);
+	expect(Object.keys(again.counts).sort()).toEqual(['ALREADY_EXISTS', 'ALREADY_SUBMITTED']);
+	process.stderr.write(`[scale test] standard re-run after a restart: ${JSON.stringify(again.counts)}\n`);
+	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_'))).toHaveLength(kept.standard + BEYOND);
 	expectNoTransferIdTwice();
 });

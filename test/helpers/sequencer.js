@@ -7,7 +7,7 @@
  * first, so that no worker sits waiting for the install while others have work.
  *
  * A suite's length is its duration in jest's cache of the last run, else the figure below
- * (measured on 2 cores, warm, 2026-11-25), else a guess from its size.
+ * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening), else a guess from its size.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -17,17 +17,19 @@ const n8n = require('../../scripts/n8n.js');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {
-	'test/e2e/queue.test.ts': 272,
-	'test/e2e/chaos.test.ts': 143,
-	'test/e2e/exactlyOnce.test.ts': 125,
-	'test/browser/editor.test.ts': 105,
-	'test/e2e/scale.test.ts': 90,
-	'test/engine/fuzz.test.ts': 67,
-	'test/engine/record.test.ts': 51,
-	'test/e2e/incidentTimezone.test.ts': 45,
-	'test/e2e/incidentLoop.test.ts': 38,
-	'test/e2e/examples.test.ts': 26,
-	'test/package/package.test.ts': 17,
+	'test/e2e/queue.test.ts': 435,
+	'test/e2e/chaos.test.ts': 151,
+	'test/browser/editor.test.ts': 151,
+	'test/e2e/scale.test.ts': 120,
+	'test/e2e/exactlyOnce.test.ts': 91,
+	'test/e2e/incidentLoop.test.ts': 66,
+	'test/e2e/install.test.ts': 32,
+	'test/e2e/settle.test.ts': 25,
+	'test/e2e/incidentTimezone.test.ts': 24,
+	'test/package/package.test.ts': 24,
+	'test/e2e/examples.test.ts': 23,
+	'test/engine/fuzz.test.ts': 8,
+	'test/engine/record.test.ts': 7,
 };
 const ROOT = path.join(__dirname, '..', '..');
 /** The suites that run real n8n: everything under test/e2e and test/browser. */
