@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it writes its figures to stderr); the rule guards the code n8n loads (nodes/, credentials/) */
 /**
  * The record of sent transfers at its reach, in real n8n (the default version, SQLite, `n8n start`,
  * workflows run as the editor runs them), judged by the sandbox's ledger: the numbers
