@@ -422,7 +422,12 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await page.locator('[data-test-id="execute-workflow-button"]').click();
 		await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
 		await page.addStyleTag({ content: '.el-notification { display: none !important; }' });
-		await page.waitForTimeout(1000);
+		// The canvas draws each edge's item count once the run's data has reached the editor.
+		await page.waitForFunction(
+			() => Array.from(document.querySelectorAll('[data-test-id="edge-label"][data-source-node-name="Route by Status"]')).filter((label) => /\d+ items?/.test(label.textContent ?? '')).length >= 4,
+			undefined,
+			{ timeout: 60000 },
+		);
 		await step('4-routed');
 		// The edges' item counts (drawn on the canvas; their text is read as the page holds it).
 		const routed = async (target: string) => ((await page.locator(`[data-test-id="edge-label"][data-source-node-name="Route by Status"][data-target-node-name="${target}"]`).textContent()) ?? '').trim();
