@@ -874,8 +874,10 @@ async function stopRunningExecutions(rest, { timeoutSeconds = 120, idle } = {}) 
 
 /** Makes an imported workflow active (published) with n8n's CLI before n8n starts, as a user leaves it. */
 async function publishWorkflow(env, id) {
-	const result = await n8nCli(['publish:workflow', `--id=${id}`], env);
-	if (result.code !== 0) throw new Error(`publish:workflow --id=${id} failed:\n${result.stdout}${result.stderr}`);
+	let result = await n8nCli(['publish:workflow', `--id=${id}`], env);
+	// n8n 1.x has no publishing: a workflow is activated there (the matrix's 1.123.81).
+	if (result.code !== 0 && /Command "publish:workflow" not found/.test(result.stdout + result.stderr)) result = await n8nCli(['update:workflow', `--id=${id}`, '--active=true'], env);
+	if (result.code !== 0) throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
 }
 
 /**
