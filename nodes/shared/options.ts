@@ -134,15 +134,6 @@ const readRetries: INodeProperties = {
 	description: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
 };
 
-const transferTimeout: INodeProperties = {
-	displayName: 'Timeout (Ms)',
-	name: 'timeout',
-	type: 'number',
-	typeOptions: { minValue: 1000, numberPrecision: 0 },
-	default: 30000,
-	description: "How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
-};
-
 const timeout: INodeProperties = {
 	displayName: 'Timeout (Ms)',
 	name: 'timeout',
@@ -150,6 +141,11 @@ const timeout: INodeProperties = {
 	typeOptions: { minValue: 1000, numberPrecision: 0 },
 	default: 30000,
 	description: "How long to wait for the service's answer, in milliseconds",
+};
+
+const transferTimeout: INodeProperties = {
+	...timeout,
+	description: "How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
 };
 
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */

@@ -264,7 +264,7 @@ function stoppedBeforeSending(entry: Planned): Failure {
 function recordFailure(entry: Planned, reason: string): Failure {
 	return {
 		message: `The node could not record the transfer before sending it [item ${entry.index}]`,
-		hint: `Nothing was sent. n8n's processed-data store answered: ${reason}. Run the item again once n8n's database is reachable.`,
+		hint: `Nothing was sent. n8n's processed-data store answered: ${reason}. Running the item again with the same key is safe (no money moved); if it keeps failing, check that n8n's database is reachable and not overloaded (in queue mode, other workers writing the same node's record at once).`,
 		status: 'ERROR',
 		fromService: false,
 		retryable: false,
