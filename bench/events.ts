@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { seed } from '../test/helpers/sandbox';
+import { startSandboxProcess, waitFor } from './realN8n';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const n8n = require('../scripts/n8n.js');
@@ -178,27 +179,12 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 	return rows;
 }
 
-function startSandboxProcess(port: number, latencyMs: number) {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { spawn } = require('node:child_process') as typeof import('node:child_process');
-	const child = spawn(process.execPath, [path.join(n8n.ROOT, 'scripts', 'sandbox.js'), '--port', String(port), '--latency', String(latencyMs)], { stdio: 'ignore' });
-	return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
-}
-
-async function waitForSandbox(url: string) {
-	for (let tries = 0; tries < 100; tries++) {
-		if (await fetch(`${url}/__sandbox/state`).then((response) => response.ok).catch(() => false)) return;
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-	throw new Error(`the sandbox at ${url} did not answer`);
-}
-
 /** Both set-ups, one after the other: n8n with SQLite, then queue mode with two workers. */
 export async function eventsBench(options: { events: number; inFlight: number; latencyMs: number; history: number; queueMode: boolean; regularMode: boolean }): Promise<EventRow[]> {
 	await n8n.ensureRuntime();
 	const rows: EventRow[] = [];
 	const sandbox = startSandboxProcess(await n8n.freePort(), options.latencyMs);
-	await waitForSandbox(sandbox.url);
+	await waitFor(`${sandbox.url}/__sandbox/state`);
 	const sandboxRef = { baseUrl: sandbox.url, verificationUrl: sandbox.url };
 	const flows = workflows(sandbox.url);
 	try {

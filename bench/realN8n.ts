@@ -181,12 +181,13 @@ async function measure(setup: string, target: Target, sandboxUrl: string, option
 	return rows;
 }
 
-function startSandboxProcess(port: number, latencyMs: number) {
+/** The sandbox in a process of its own (so its work does not share the benchmark's event loop). */
+export function startSandboxProcess(port: number, latencyMs: number) {
 	const child = spawn(process.execPath, [path.join(n8n.ROOT, 'scripts', 'sandbox.js'), '--port', String(port), '--latency', String(latencyMs)], { stdio: 'ignore' });
 	return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
-async function waitFor(url: string) {
+export async function waitFor(url: string) {
 	for (let tries = 0; tries < 100; tries++) {
 		if (await fetch(url).then((response) => response.ok).catch(() => false)) return;
 		await sleep(100);
