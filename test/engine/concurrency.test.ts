@@ -58,8 +58,11 @@ test('with concurrency and Continue On Fail, failures keep their place and pairi
 });
 
 test('pacing: requests per second spread the starts', async () => {
-	await runNode(standard({ requestsPerSecond: 20 }), transfers(5), service.credentials());
+	await runNode(standard({ requestsPerSecond: 10 }), transfers(5), service.credentials());
 	const times = service.sandbox.requests().map((request) => request.time);
-	// Five starts at 20 per second span at least four intervals of 50 ms.
-	expect(times[4] - times[0]).toBeGreaterThanOrEqual(190);
+	// Five starts at 10 per second span four intervals of 100 ms; unpaced they arrive within a few
+	// ms. Times are read where the requests arrive, so the first one's new connection on a loaded
+	// machine can eat into the span (189 of 200 ms seen at 20 per second): the bound tells paced from
+	// unpaced with room for that, not the pacer's precision.
+	expect(times[4] - times[0]).toBeGreaterThanOrEqual(300);
 });
