@@ -108,6 +108,8 @@ const row = (kind: 'standard' | 'internal', id: string, index: number) =>
 /** POSTs `ids.length` events, `inFlight` at once; resolves with the wall time and each event's wait. */
 async function stream(url: string, kind: 'standard' | 'internal', ids: string[], inFlight: number) {
 	const waits: number[] = [];
+	/** Each event's wait by the order it was sent, for BENCH_EVENTS_TRACE. */
+	const byOrder: number[] = [];
 	const failures: string[] = [];
 	const statuses: Record<string, number> = {};
 	let next = 0;
@@ -119,6 +121,7 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: [row(kind, ids[index], index)] }) });
 			const text = await response.text();
 			waits.push(Date.now() - sent);
+			byOrder[index] = Date.now() - sent;
 			if (!response.ok) failures.push(`HTTP ${response.status} ${text.slice(0, 200)}`);
 			else {
 				const status = String((JSON.parse(text) as Json).status ?? 'answered');
@@ -130,6 +133,8 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 	if (failures.length) throw new Error(`${failures.length} of ${ids.length} events failed at ${url}, e.g. ${failures[0]}`);
 	const seconds = (Date.now() - started) / 1000;
 	waits.sort((a, b) => a - b);
+	// Where the slowest twentieth of the events were in the stream (is the tail its start, or spread?).
+	if (process.env.BENCH_EVENTS_TRACE) console.error(`    slowest 5% (order: ms): ${byOrder.map((wait, order) => [order, wait]).sort((a, b) => b[1] - a[1]).slice(0, Math.ceil(ids.length / 20)).map(([order, wait]) => `${order}:${wait}`).join(' ')}`);
 	const at = (share: number) => waits[Math.min(waits.length - 1, Math.floor(share * waits.length))];
 	return { eventsPerSecond: ids.length / seconds, p50Ms: at(0.5), p95Ms: at(0.95), statuses };
 }
@@ -152,6 +157,9 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 		console.error(`  [${setup}] ${kind}, ${workflow}: ${figures.eventsPerSecond.toFixed(1)} events/s, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms; answers ${JSON.stringify(figures.statuses)}`);
 		return result;
 	};
+	// n8n's own first executions are slower (its code warming up): a stream through the HTTP Request
+	// node before the first measured one, so that no workflow measured is the process's first.
+	await stream(`${webhookBase}/benchEvHttpStd`, 'standard', ids('warm', 2 * inFlight), inFlight);
 	const paidOnce = async (prefix: string, expected: number) => {
 		const { total, distinct } = await ledgerCount(sandboxUrl, prefix);
 		if (total !== expected || distinct !== expected) throw new Error(`${prefix}: the ledger holds ${total} transfers (${distinct} distinct), not ${expected}: some event was paid twice or not at all`);

@@ -72,8 +72,12 @@ interface Held {
 	sent: boolean;
 }
 
-/** Claims written over by other processes are asked again up to this many times in all. */
-const MAX_CLAIM_ATTEMPTS = 10;
+/**
+ * Claims written over by other processes are asked again up to this many times in all, after a
+ * pause of random length that doubles with each attempt, up to MAX_RETRY_PAUSE_WAITS guard waits.
+ */
+const MAX_CLAIM_ATTEMPTS = 20;
+const MAX_RETRY_PAUSE_WAITS = 8;
 
 const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
@@ -167,9 +171,9 @@ export class TransferRecord {
 			if (!seen.has(id)) {
 				if (!(await this.journal.confirm(recorded))) {
 					// Another process wrote the row over this claim: ask again (its own claim may now be
-					// there), after a pause of random length, so that the two stop colliding.
+					// there), after a pause of random length, growing, so that the two stop colliding.
 					if (attempt >= MAX_CLAIM_ATTEMPTS) throw new Error(`other n8n processes wrote over its claim ${MAX_CLAIM_ATTEMPTS} times in a row`);
-					await sleep(Math.random() * this.journal.guardWaitMs());
+					await sleep(Math.random() * Math.min(2 ** (attempt - 1), MAX_RETRY_PAUSE_WAITS) * this.journal.guardWaitMs());
 					continue;
 				}
 				if (dashboard?.verdict === 'paid') {
