@@ -99,11 +99,16 @@ describe('what a crash or Stop leaves', () => {
 		await settledStore();
 		const sentAtStop = posts().length;
 		expect(sentAtStop).toBeLessThan(rows.length);
-		const sentBeforeRerun = new Set(posts().map((request) => (request.body as { transferId: string }).transferId));
 		const rerun = await runNode(internal({ concurrency: 5 }, { continueOnFail: true }), rows, service.credentials());
 		const counts = statusCount(rerun.items);
-		// A row never sent is never in doubt.
-		for (const item of rerun.items.filter((entry) => entry.json.status === 'UNKNOWN')) expect(sentBeforeRerun.has(String(item.json.transferId))).toBe(true);
+		// A row never sent is never in doubt. A row in doubt is not sent by the re-run, so it reached
+		// the sandbox only from the stopped run (maybe after the Stop, on a loaded machine), or the
+		// Stop cut its request off on the way, which the node cannot tell from a lost answer: then it
+		// was one of the rows in flight, and lanes take rows in order, so it is among the first ones.
+		const reached = new Set(posts().map((request) => (request.body as { transferId: string }).transferId));
+		rerun.items.forEach((item, index) => {
+			if (item.json.status === 'UNKNOWN' && !reached.has(String(item.json.transferId))) expect(index).toBeLessThan(sentAtStop + 5);
+		});
 		expect((counts.UNKNOWN ?? 0)).toBeLessThanOrEqual(5);
 		expect(counts.ALREADY_SUBMITTED ?? 0).toBeGreaterThanOrEqual(sentAtStop - 5);
 		expect((counts.SUCCESS ?? 0) + (counts.ALREADY_SUBMITTED ?? 0) + (counts.UNKNOWN ?? 0)).toBe(rows.length);
