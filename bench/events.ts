@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { seed } from '../test/helpers/sandbox';
+import { profiled, profilingEnv } from './profile';
 import { startSandboxProcess, waitFor } from './realN8n';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -148,13 +149,13 @@ async function ledgerCount(sandboxUrl: string, prefix: string) {
 	return { total: matching.length, distinct: new Set(matching.map((transfer) => transfer.transferId)).size };
 }
 
-async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean }): Promise<EventRow[]> {
+async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean; profilePid?: number }): Promise<EventRow[]> {
 	const { events, inFlight, history, tag } = options;
 	for (const id of ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne']) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
 	const rows: EventRow[] = [];
 	const ids = (label: string, count = events) => Array.from({ length: count }, (_, index) => `${tag}${label}${index}`);
 	const run = async (kind: 'standard' | 'internal', workflowId: string, workflow: string, label: string, eventIds = ids(label)) => {
-		const figures = await stream(`${webhookBase}/${workflowId}`, kind, eventIds, inFlight);
+		const figures = await profiled(options.profilePid, `${tag}-${label}-${workflowId}-${rows.length}`, async () => await stream(`${webhookBase}/${workflowId}`, kind, eventIds, inFlight));
 		const result: EventRow = { setup, kind, workflow, events: eventIds.length, ...figures };
 		rows.push(result);
 		console.error(`  [${setup}] ${kind}, ${workflow}: ${figures.eventsPerSecond.toFixed(1)} events/s, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms; answers ${JSON.stringify(figures.statuses)}`);
@@ -209,15 +210,15 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 			const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
 			// n8n's own database settings, as a user's n8n has them (the test harness pins one SQLite connection).
 			delete env.DB_SQLITE_POOL_SIZE;
-			// A CPU profile of n8n's process, for where an event's time goes (bench/profile.ts reads it).
-			if (process.env.BENCH_PROFILE_DIR) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE_DIR)}`;
+			// With BENCH_PROFILE_DIR, a CPU profile of n8n's process over each measured stream: where an event's time goes.
+			Object.assign(env, profilingEnv());
 			await n8n.importCredential(userFolder, env, sandboxRef, seed);
 			await n8n.importWorkflows(userFolder, env, flows);
 			for (const flow of flows) await n8n.publishWorkflow(env, flow.id);
 			const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 			try {
 				await n8n.ensureOwner(server.url);
-				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true })));
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true, profilePid: server.child.pid })));
 			} finally {
 				await server.stop();
 			}

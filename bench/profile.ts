@@ -1,12 +1,39 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- a command-line program run by Node, never loaded by n8n; these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * Where n8n's CPU time went, from a V8 CPU profile (`node --cpu-prof`, e.g. the events part's
- * BENCH_PROFILE_DIR): self time by package (this package's files one by one), and the functions
- * of this package that took the most, with their callers' packages.
+ * Where n8n's CPU time went, from a V8 CPU profile: self time by package (this package's files one
+ * by one), and the functions of this package that took the most, with their callers' packages.
  *
  *   npx tsx bench/profile.ts <file.cpuprofile> [top]
+ *
+ * The benchmark takes the profiles with BENCH_PROFILE_DIR set (`profilingEnv` for n8n's process,
+ * `profiled` around each measured run; profileHook.js inside n8n).
  */
 import fs from 'node:fs';
+import path from 'node:path';
+
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
+
+/** What n8n's environment gains so that `profiled` can profile it: nothing without BENCH_PROFILE_DIR. */
+export function profilingEnv(): Record<string, string> {
+	return PROFILE_DIR ? { NODE_OPTIONS: `--require ${path.join(__dirname, 'profileHook.js')}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {};
+}
+
+/** With BENCH_PROFILE_DIR: V8's CPU profile of n8n's process `pid` while `work` runs, as <dir>/<name>.cpuprofile. */
+export async function profiled<T>(pid: number | undefined, name: string, work: () => Promise<T>): Promise<T> {
+	if (!PROFILE_DIR || !pid) return await work();
+	fs.mkdirSync(PROFILE_DIR, { recursive: true });
+	const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
+	fs.rmSync(file, { force: true });
+	fs.writeFileSync(path.join(PROFILE_DIR, 'next'), name);
+	process.kill(pid, 'SIGUSR2');
+	try {
+		return await work();
+	} finally {
+		process.kill(pid, 'SIGUSR2');
+		for (let tries = 0; tries < 600 && !fs.existsSync(file); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+		console.error(`    n8n's CPU profile: ${file} (npx tsx bench/profile.ts ${file})`);
+	}
+}
 
 interface ProfileNode {
 	id: number;

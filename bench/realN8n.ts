@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { seed } from '../test/helpers/sandbox';
+import { profiled, profilingEnv } from './profile';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const n8n = require('../scripts/n8n.js');
@@ -47,6 +48,8 @@ interface Target {
 	cookie: string;
 	/** The n8n processes that run the workflows, for their peak memory. */
 	pids: () => number[];
+	/** With BENCH_PROFILE_DIR: the process whose CPU profile is taken over each run (bench/profile.ts). */
+	profilePid?: number;
 }
 
 async function rest(target: Target, method: string, route: string, body?: unknown) {
@@ -158,6 +161,7 @@ async function measure(setup: string, target: Target, sandboxUrl: string, option
 		payouts: await createWorkflow(target, 'bench-payouts', flows.payouts),
 	};
 	const rows: RealRow[] = [];
+	const timed = async (workflowId: string, count: number, prefix: string) => await profiled(target.profilePid, `${prefix}${count}`, async () => await timedRun(target, workflowId, count, prefix));
 	const add = (scenario: string, runner: string, items: number, result: { seconds: number; restWorstMs: number; restWorstWhen: string }, inFlight?: number) => {
 		const row: RealRow = { setup, scenario, runner, items, seconds: result.seconds, itemsPerSecond: items / result.seconds, restWorstMs: result.restWorstMs, restWorstWhen: result.restWorstWhen, peakRssMegabytes: peakRss(target.pids()) };
 		if (inFlight) row.ofLatencyLimit = row.itemsPerSecond / (inFlight / (latencyMs / 1000));
@@ -165,15 +169,15 @@ async function measure(setup: string, target: Target, sandboxUrl: string, option
 		console.error(`  [${setup}] ${scenario}, ${runner}: ${row.itemsPerSecond.toFixed(1)} items/s, REST worst ${row.restWorstMs} ms (${row.restWorstWhen})`);
 		return row;
 	};
-	const batched = add(`${n} standard transfers`, "n8n's HTTP Request node, batches of 20, pause L", n, await timedRun(target, ids.httpBatched, n, `hb${tag}_`), 20);
-	const unbounded = add(`${n} standard transfers`, "n8n's HTTP Request node, unbounded", n, await timedRun(target, ids.httpUnbounded, n, `hu${tag}_`));
-	const first = add(`${n} standard transfers`, 'payouts node, Concurrency 20', n, await timedRun(target, ids.payouts, n, `pa${tag}_`), 20);
-	const next = add(`the next ${n} through the same node`, 'payouts node, Concurrency 20', n, await timedRun(target, ids.payouts, n, `pb${tag}_`), 20);
+	const batched = add(`${n} standard transfers`, "n8n's HTTP Request node, batches of 20, pause L", n, await timed(ids.httpBatched, n, `hb${tag}_`), 20);
+	const unbounded = add(`${n} standard transfers`, "n8n's HTTP Request node, unbounded", n, await timed(ids.httpUnbounded, n, `hu${tag}_`));
+	const first = add(`${n} standard transfers`, 'payouts node, Concurrency 20', n, await timed(ids.payouts, n, `pa${tag}_`), 20);
+	const next = add(`the next ${n} through the same node`, 'payouts node, Concurrency 20', n, await timed(ids.payouts, n, `pb${tag}_`), 20);
 	for (const row of [first, next]) Object.assign(row, { vsHttpBatched: row.itemsPerSecond / batched.itemsPerSecond, vsHttpUnbounded: row.itemsPerSecond / unbounded.itemsPerSecond });
 	next.laterOverFirst = next.seconds / first.seconds;
 	if (big > 0) {
 		await fetch(`${sandboxUrl}/__sandbox/requests`, { method: 'DELETE' });
-		const large = add(`a batch of ${big}`, 'payouts node, Concurrency 20', big, await timedRun(target, ids.payouts, big, `pbig${tag}_`), 20);
+		const large = add(`a batch of ${big}`, 'payouts node, Concurrency 20', big, await timed(ids.payouts, big, `pbig${tag}_`), 20);
 		const times = await requestTimes(sandboxUrl, `pbig${tag}_`);
 		const span = (from: number, to: number) => times[to - 1] - times[from];
 		large.laterOverFirst = span(times.length - 1000, times.length) / span(0, 1000);
@@ -206,12 +210,13 @@ export async function realN8nBench(options: { n: number; big: number; latencyMs:
 	try {
 		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-bench-n8n-'));
 		await n8n.installPackage(userFolder);
-		const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+		// With BENCH_PROFILE_DIR, a CPU profile of n8n's process over each run: where an item's time goes.
+		const env = { ...n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }), ...profilingEnv() };
 		await n8n.importCredential(userFolder, env, sandboxRef, seed);
 		const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 		try {
 			const cookie = await n8n.ensureOwner(server.url);
-			rows.push(...(await measure(`n8n ${n8n.N8N_VERSION}, SQLite`, { url: server.url, cookie, pids: () => [server.child.pid] }, sandbox.url, { ...options, tag: 's' })));
+			rows.push(...(await measure(`n8n ${n8n.N8N_VERSION}, SQLite`, { url: server.url, cookie, pids: () => [server.child.pid], profilePid: server.child.pid }, sandbox.url, { ...options, tag: 's' })));
 		} finally {
 			await server.stop();
 			fs.rmSync(userFolder, { recursive: true, force: true });
