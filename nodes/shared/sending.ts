@@ -58,13 +58,14 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 }
 
 /**
- * Rows are claimed a little ahead of the lanes, so that sending never waits for the store: the
+ * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: the
  * next row, and as far as the lanes get while two store calls (and, where the node guards, the
- * confirmation's wait) go by. After a crash, only those rows and the ones in flight are claimed
- * but unanswered: Concurrency plus about one group commit.
+ * confirmation's wait) go by, but never more than Concurrency rows ahead. After a crash, only those
+ * rows and the ones in flight are claimed but unanswered: at most twice Concurrency, however slow
+ * the store was (a user settles each from the dashboard).
  */
 function claimsAhead(run: Run, planned: Planned[]) {
-	const { record } = run;
+	const { record, options } = run;
 	const claims: Array<Promise<Claim>> = [];
 	const started = Date.now();
 	let next = 0;
@@ -72,7 +73,7 @@ function claimsAhead(run: Run, planned: Planned[]) {
 		if (!record) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
 		const leadMs = 2 * record.lastCallMs() + record.guardWaitMs();
-		return 1 + Math.ceil((perSecond * leadMs) / 1000);
+		return Math.min(options.concurrency, 1 + Math.ceil((perSecond * leadMs) / 1000));
 	};
 	return {
 		async of(position: number): Promise<Claim | undefined> {
