@@ -156,7 +156,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			allowAgentUse,
 			concurrencyOf(
 				1,
-				'How many transfers are sent at once. Output keeps the input order. Raise it only if your account allows parallel payouts. If n8n stops mid-batch, up to twice this many transfers (those in flight and those claimed to go next) may be in doubt.',
+				'How many transfers are sent at once. Output keeps the input order. Raise it only if your account allows parallel payouts. If n8n stops mid-batch, the transfers in flight, up to this many more claimed to go next, and those answered in its last moment may be in doubt.',
 			),
 			// Only where the node itself guards a transfer can a row be in doubt.
 			...(operation.refusesDuplicateTransferId ? [] : [dashboardStatus]),

@@ -60,9 +60,9 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 /**
  * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: the
  * next row, and as far as the lanes get while two store calls (and, where the node guards, the
- * confirmation's wait) go by, but never more than Concurrency rows ahead. After a crash, only those
- * rows and the ones in flight are claimed but unanswered: at most twice Concurrency, however slow
- * the store was (a user settles each from the dashboard).
+ * confirmation's wait) go by, but never more than Concurrency rows ahead. After a crash, those rows
+ * and the ones in flight are claimed but unsent or unanswered: at most twice Concurrency, however
+ * slow the store was (a user settles each from the dashboard).
  */
 function claimsAhead(run: Run, planned: Planned[]) {
 	const { record, options } = run;

@@ -23,8 +23,8 @@ import type { DashboardStatus } from './settle';
  * - ALREADY_SUBMITTED only where this node sent these values before: the claim, `sent`, written
  *   before the request goes out.
  * - A row never sent is never called sent: a run forgets the claims of the rows it did not send
- *   (`close`); after a crash only the rows in flight and those claimed ahead of them stay claimed
- *   (at most twice Concurrency: sending.ts).
+ *   (`close`); after a crash only the rows in flight, those claimed ahead of them (together at
+ *   most twice Concurrency: sending.ts) and those answered whose answer was not yet written stay claimed.
  * - Evidence is not erased by what came later: a claim is forgotten only when the service refused
  *   the first request of it, or it was never sent. A refused re-send leaves the row in doubt.
  * - Where the node is the guard, a row sent without a clear answer is in doubt (`open`) until the
