@@ -31,7 +31,7 @@ export async function profiled<T>(pid: number | undefined, name: string, work: (
 	} finally {
 		process.kill(pid, 'SIGUSR2');
 		for (let tries = 0; tries < 600 && !fs.existsSync(file); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
-		console.error(`    n8n's CPU profile: ${file} (npx tsx bench/profile.ts ${file})`);
+		console.error(fs.existsSync(file) ? `    n8n's CPU profile: ${file} (npx tsx bench/profile.ts ${file})` : `    n8n's CPU profile ${file} was not written within 60 s (was n8n started with profilingEnv()?)`);
 	}
 }
 
