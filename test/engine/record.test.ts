@@ -12,7 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { fingerprint } from '../../nodes/shared/record';
 import { marks } from '../../nodes/shared/record/marks';
 import { runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { breakProcessedData, forgetProcessedValues, overwriteNextCalls, processedDataHas, recordProcessedData, storeCalls } from '../helpers/processedData';
+import { breakProcessedData, forgetProcessedValues, holdNextCall, overwriteNextCalls, processedDataHas, recordProcessedData, storeCalls } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 jest.setTimeout(120_000);
@@ -206,6 +206,29 @@ describe('another process writes the same row (queue mode)', () => {
 		expect(statusCount(items)).toEqual({ SUCCESS: 40 });
 		expectEachPaidOnce(rows.map((row) => row.amount));
 		for (const item of items) expect(processedDataHas(marks.id(String(item.json.transferId)))).toBe(true);
+	});
+
+	test('a slow call to the store lengthens the wait before a claim is trusted: twice the slowest recent call', async () => {
+		// Fast calls first: the slow one is then one of many, above their 90th percentile.
+		for (let run = 0; run < 5; run++) await runNode(internal(), topUps(1, `fast-${run}`), service.credentials());
+		expect(storeCalls.filter((call) => call.kind === 'check').length).toBeGreaterThanOrEqual(10);
+		// One call of n8n's database held 400 ms, as a busy n8n's can be (a garbage-collection pause).
+		const slow = holdNextCall(() => true);
+		const first = runNode(internal(), topUps(1, 'slow'), service.credentials());
+		await slow.held;
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		slow.release();
+		expect(statusCount((await first).items)).toEqual({ SUCCESS: 1 });
+
+		const { items } = await runNode(internal(), topUps(1, 'after-slow'), service.credentials());
+		expect(statusCount(items)).toEqual({ SUCCESS: 1 });
+		// The claim's call (its Transfer ID and a token) and the later call that asks for the token.
+		const claimCall = storeCalls.find((call) => call.values?.includes(marks.id(String(items[0].json.transferId))));
+		const token = claimCall?.values?.find((value) => value.startsWith('token:'));
+		const confirmation = storeCalls.find((call) => call !== claimCall && call.startedAt! >= claimCall!.startedAt! && call.values?.includes(token!));
+		expect(token).toBeDefined();
+		expect(confirmation!.startedAt! - claimCall!.endedAt!).toBeGreaterThanOrEqual(2 * 400);
+		expect(posts()).toHaveLength(7);
 	});
 });
 

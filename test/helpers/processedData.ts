@@ -17,8 +17,8 @@ interface Row {
 	held: Set<string>;
 }
 const rows = new Map<string, Row>();
-/** Every call to the store, for tests that count or inspect them. */
-export const storeCalls: Array<{ kind: 'check' | 'remove' | 'count'; items: number }> = [];
+/** Every call to the store, for tests that count or inspect them: what it asked, when it began and ended. */
+export const storeCalls: Array<{ kind: 'check' | 'remove' | 'count'; items: number; values?: string[]; startedAt?: number; endedAt?: number }> = [];
 /** A test may make the store fail, as when n8n's database is unreachable. */
 let failure: Error | undefined;
 /** Calls whose additions another process overwrites (it read the row before them, wrote after). */
@@ -34,7 +34,8 @@ let holding: { which: (items: DeduplicationItemTypes[]) => boolean; hold: () => 
 
 const memoryStore: IDataDeduplicator = {
 	async checkProcessedAndRecord(items, scope, context, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
-		storeCalls.push({ kind: 'check', items: items.length });
+		const call: (typeof storeCalls)[number] = { kind: 'check', items: items.length, values: items.map(String), startedAt: Date.now() };
+		storeCalls.push(call);
 		if (failure) throw failure;
 		const row = rowOf(rowKey(scope, context));
 		if (holding?.which(items)) {
@@ -42,6 +43,7 @@ const memoryStore: IDataDeduplicator = {
 			holding = undefined;
 			await hold();
 		}
+		call.endedAt = Date.now();
 		const result: IDeduplicationOutput = { new: [], processed: [] };
 		const added: string[] = [];
 		for (const item of items) {
