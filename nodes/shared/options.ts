@@ -94,7 +94,7 @@ const queueModeSafety: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		"Whether each new top-up waits a moment before it is sent, until n8n's database confirms that no other n8n process claimed it too (about twice the time of a call to the database, measured). In queue mode, or with several main processes, that keeps two workers from both paying a top-up whose key reaches them at the same moment. Turn it off only where n8n runs as one process (regular mode): one process needs no wait.",
+		"Whether each new top-up waits a moment before it is sent, until n8n's database confirms that no other n8n process claimed it too (twice the slowest of the last calls to the database, at least 0.1 s, measured). In queue mode, or with several main processes, that keeps two workers from both paying a top-up whose key reaches them at the same moment. Turn it off only where n8n runs as one process (regular mode): one process needs no wait.",
 };
 
 const serviceRefusesRepeats: INodeProperties = {

@@ -227,6 +227,7 @@ describe('another process writes the same row (queue mode)', () => {
 		const token = claimCall?.values?.find((value) => value.startsWith('token:'));
 		const confirmation = storeCalls.find((call) => call !== claimCall && call.startedAt! >= claimCall!.startedAt! && call.values?.includes(token!));
 		expect(token).toBeDefined();
+		expect(confirmation).toBeDefined();
 		expect(confirmation!.startedAt! - claimCall!.endedAt!).toBeGreaterThanOrEqual(2 * 400);
 		expect(posts()).toHaveLength(7);
 	});
