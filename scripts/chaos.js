@@ -153,6 +153,13 @@ async function runChaos(given = {}) {
 				try {
 					const response = await fetch(`${stack.main.url}/rest${route}`, { method, headers: { cookie: stack.cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 					const text = await response.text();
+					const refused = n8n.sessionRefused(response);
+					if (refused && attempt <= 90) {
+						// A restarted main may refuse a session it accepted (n8n.sessionRefused): sign in again.
+						say(`${method} ${route}: n8n refused the session (${refused}): signing in again`);
+						stack.cookie = await n8n.ensureOwner(stack.main.url);
+						continue;
+					}
 					if (response.ok) return JSON.parse(text).data;
 					if (attempt > 90) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
 				} catch (failure) {

@@ -712,11 +712,11 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 				const text = await response.text();
 				if (response.status === 404 && NOT_MOUNTED.test(text)) return false;
 				if (STARTING_UP.test(text)) return false;
-				// A session refused right after sign-in (seen once with two suites side by side on
-				// 2.41.1, cause not found): signed in again, twice at most, and said.
-				if (response.status === 401 && renewals < 2) {
+				// A session refused right after sign-in (see sessionRefused): signed in again, twice at most, and said.
+				const refused = sessionRefused(response);
+				if (refused && renewals < 2) {
 					renewals++;
-					console.warn(`n8n on ${url} refused the new session on GET ${route} (HTTP 401): signing in again`);
+					console.warn(`n8n on ${url} refused the new session on GET ${route} (${refused}): signing in again`);
 					cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
 					return false;
 				}
@@ -735,6 +735,19 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 		await stop();
 		throw error;
 	}
+}
+
+/**
+ * Whether n8n refused the session sent: HTTP 401, or, on a route that also serves visitors (GET
+ * /rest/settings answers them with its public subset, without the timezone), the auth cookie
+ * cleared in the answer, which n8n does whenever it rejects a session. Seen on 2.41.1 on a loaded
+ * machine, minutes after the session worked (cause not found): the callers sign in again.
+ * Gives why, for the log line, or '' when the session was accepted.
+ */
+function sessionRefused(response) {
+	if (response.status === 401) return 'HTTP 401';
+	const cookies = response.headers.getSetCookie?.() ?? [];
+	return cookies.some((cookie) => /^n8n-auth=;/.test(cookie)) ? `HTTP ${response.status}, the session's cookie cleared` : '';
 }
 
 function sessionCookie(response) {
@@ -773,9 +786,8 @@ function networkError(error) {
  * `rest(method, route, body)` gives the answer's `data`. Asked again, for at most
  * `notReadySeconds` (60 s): a route not mounted yet (HTTP 404 with Express's "Cannot <METHOD>
  * <route>", never n8n's own 404 for a missing workflow or execution), an instance starting up,
- * and for GET a dropped connection. A session the instance stops accepting (seen once in CI on
- * n8n 2.41.1, cause not found) is renewed by signing in again, once per request and said on the
- * console; any other failure is thrown with its method, route, status and n8n's message.
+ * and for GET a dropped connection. A session the instance stops accepting (`sessionRefused`) is
+ * renewed by signing in again, once per request and said on the console; any other failure is thrown with its method, route, status and n8n's message.
  * `rest.url` is the instance, `rest.cookie()` the session.
  */
 async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
@@ -795,13 +807,14 @@ async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
 				throw new Error(`${method} ${route}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
 			}
 			const text = await response.text();
-			if (response.ok) return text ? JSON.parse(text).data : undefined;
-			if (response.status === 401 && !renewed) {
-				console.warn(`n8n refused the session on ${method} ${route} (HTTP 401): signing in again`);
+			const refused = sessionRefused(response);
+			if (refused && !renewed) {
+				console.warn(`n8n refused the session on ${method} ${route} (${refused}): signing in again`);
 				cookie = await ensureOwner(url);
 				renewed = true;
 				continue;
 			}
+			if (response.ok) return text ? JSON.parse(text).data : undefined;
 			const notReady = (response.status === 404 && NOT_MOUNTED.test(text)) || STARTING_UP.test(text);
 			if (!notReady || Date.now() > deadline) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
 			await sleep(500);
@@ -1032,6 +1045,7 @@ module.exports = {
 	waitFor,
 	startServer,
 	ensureOwner,
+	sessionRefused,
 	restClient,
 	waitForWebhook,
 	unfinishedExecutions,

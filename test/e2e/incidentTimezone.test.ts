@@ -96,3 +96,19 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	expect({ status: saved.status, why: saved.status === 'success' ? '' : saved.describe(sandbox) }).toEqual({ status: 'success', why: '' });
 	expect(saved.output('New Incidents').map((item) => [item.id, item.event])).toEqual([[incident.id, 'new']]);
 });
+
+// Run 61 of the fresh-clone proof (docs/testing.md) read no timezone above: n8n had stopped accepting
+// the suite's session, and GET /rest/settings answers a refused session with its public subset, which
+// has no timezone, instead of HTTP 401. Here a session is refused on purpose (signed out, as n8n's
+// "Sign out" does) and the REST client must notice it by the cleared cookie, sign in again and read the
+// full settings.
+test('a session n8n refuses is renewed by the REST client, also on GET /rest/settings, which answers visitors too', async () => {
+	const refused = rest.cookie();
+	const signedOut = await fetch(`${rest.url}/rest/logout`, { method: 'POST', headers: { cookie: refused } });
+	expect(signedOut.status).toBe(200);
+	const asVisitor = await fetch(`${rest.url}/rest/settings`, { headers: { cookie: refused } });
+	expect({ status: asVisitor.status, timezone: ((await asVisitor.json()) as { data: Json }).data.timezone, cleared: asVisitor.headers.getSetCookie().some((cookie) => cookie.startsWith('n8n-auth=;')) }).toEqual({ status: 200, timezone: undefined, cleared: true });
+
+	expect(((await rest('GET', '/settings')) as Json).timezone).toBe('America/New_York');
+	expect(rest.cookie()).not.toBe(refused);
+});
