@@ -153,7 +153,7 @@ async function runChaos(given = {}) {
 				try {
 					const response = await fetch(`${stack.main.url}/rest${route}`, { method, headers: { cookie: stack.cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 					const text = await response.text();
-					const refused = n8n.sessionRefused(response);
+					const refused = n8n.sessionRefused(response, text);
 					if (refused && attempt <= 90) {
 						// A restarted main may refuse a session it accepted (n8n.sessionRefused): sign in again.
 						say(`${method} ${route}: n8n refused the session (${refused}): signing in again`);

@@ -737,22 +737,26 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 	}
 }
 
+/** n8n's session cookie. */
+const AUTH_COOKIE = 'n8n-auth';
+
 /**
- * Whether n8n refused the session sent: HTTP 401, or, on a route that also serves visitors (GET
- * /rest/settings answers them with its public subset, without the timezone), the auth cookie
- * cleared in the answer, which n8n does whenever it rejects a session. Seen on 2.41.1 on a loaded
- * machine, minutes after the session worked (cause not found): the callers sign in again.
- * Gives why, for the log line, or '' when the session was accepted.
+ * Whether n8n refused the session sent, and how it said so: HTTP 401; or, on GET /rest/settings,
+ * which serves visitors too, a 200 with the public settings (no timezone), the auth cookie cleared
+ * or not. Seen on 2.41.1 on a loaded machine, right after or minutes after the session worked
+ * (cause not found): the callers sign in again. Gives why, for the log line, or '' when accepted.
  */
-function sessionRefused(response) {
+function sessionRefused(response, text = '') {
 	if (response.status === 401) return 'HTTP 401';
-	const cookies = response.headers.getSetCookie?.() ?? [];
-	return cookies.some((cookie) => /^n8n-auth=;/.test(cookie)) ? `HTTP ${response.status}, the session's cookie cleared` : '';
+	const cleared = (response.headers.getSetCookie?.() ?? []).some((cookie) => cookie.startsWith(`${AUTH_COOKIE}=;`));
+	if (cleared) return `HTTP ${response.status}, the session's cookie cleared`;
+	return /"settingsMode":"public"/.test(text) ? `HTTP ${response.status}, the settings a visitor gets` : '';
 }
 
+/** The session cookie a sign-in answer sets (`n8n-auth=…`), or '' when it sets none. */
 function sessionCookie(response) {
 	const cookies = response.headers.getSetCookie?.() ?? [];
-	return cookies.map((cookie) => cookie.split(';')[0]).join('; ');
+	return cookies.map((cookie) => cookie.split(';')[0]).find((pair) => pair.startsWith(`${AUTH_COOKIE}=`) && pair.length > AUTH_COOKIE.length + 1) ?? '';
 }
 
 /**
@@ -764,10 +768,11 @@ async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60, child } = 
 	const post = (route, body) => fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 	let statuses = '';
 	return await waitFor(`n8n's owner set-up or login on ${url}`, async () => {
+		// A sign-in answer without a session cookie is not a sign-in: asked again.
 		const setup = await post('/rest/owner/setup', owner);
-		if (setup.ok) return sessionCookie(setup);
+		if (setup.ok) return sessionCookie(setup) || false;
 		const login = await post('/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
-		if (login.ok) return sessionCookie(login);
+		if (login.ok) return sessionCookie(login) || false;
 		statuses = `owner set-up HTTP ${setup.status}, login HTTP ${login.status}`;
 		if (setup.status === 404 || login.status === 404 || setup.status === 503 || login.status === 503) return false;
 		throw fatal(`neither owner set-up nor login worked on ${url} (${statuses})`);
@@ -807,7 +812,7 @@ async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
 				throw new Error(`${method} ${route}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
 			}
 			const text = await response.text();
-			const refused = sessionRefused(response);
+			const refused = sessionRefused(response, text);
 			if (refused && !renewed) {
 				console.warn(`n8n refused the session on ${method} ${route} (${refused}): signing in again`);
 				cookie = await ensureOwner(url);

@@ -97,9 +97,9 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	expect(saved.output('New Incidents').map((item) => [item.id, item.event])).toEqual([[incident.id, 'new']]);
 });
 
-// Run 61 of the fresh-clone proof (docs/testing.md) read no timezone above: n8n had stopped accepting
-// the suite's session, and GET /rest/settings answers a refused session with its public subset, which
-// has no timezone, instead of HTTP 401. Here a session is refused on purpose (signed out, as n8n's
+// Runs 61 and 72 of the fresh-clone proof (docs/testing.md) read no timezone above: n8n did not
+// accept the suite's session, and GET /rest/settings answers a refused session with its public
+// subset, which has no timezone, instead of HTTP 401. Here a session is refused on purpose (signed out, as n8n's
 // "Sign out" does) and the REST client must notice it by the cleared cookie, sign in again and read the
 // full settings.
 test('a session n8n refuses is renewed by the REST client, also on GET /rest/settings, which answers visitors too', async () => {
@@ -111,4 +111,10 @@ test('a session n8n refuses is renewed by the REST client, also on GET /rest/set
 
 	expect(((await rest('GET', '/settings')) as Json).timezone).toBe('America/New_York');
 	expect(rest.cookie()).not.toBe(refused);
+
+	// Run 72 read the visitor's settings with no cleared cookie (a session n8n did not see at all):
+	// that answer is a refusal too.
+	const sessionless = (await n8n.restClient(rest.url, { cookie: 'unrelated=1' })) as Rest;
+	expect(((await sessionless('GET', '/settings')) as Json).timezone).toBe('America/New_York');
+	expect(sessionless.cookie()).toMatch(/^n8n-auth=./);
 });
