@@ -741,22 +741,24 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 const AUTH_COOKIE = 'n8n-auth';
 
 /**
- * Whether n8n refused the session sent, and how it said so: HTTP 401; or, on GET /rest/settings,
- * which serves visitors too, a 200 with the public settings (no timezone), the auth cookie cleared
- * or not. Seen on 2.41.1 on a loaded machine, right after or minutes after the session worked
- * (cause not found): the callers sign in again. Gives why, for the log line, or '' when accepted.
+ * Whether n8n refused the session sent, and how it said so: HTTP 401; the auth cookie cleared in
+ * the answer; or, on GET /rest/settings (which serves visitors too, with a 200), the public
+ * settings, which have no timezone. Seen on 2.41.1 on a loaded machine, right after or minutes
+ * after the session worked (cause not found): the callers sign in again. Gives why, for the log
+ * line, or '' when the session was accepted.
  */
 function sessionRefused(response, text = '') {
 	if (response.status === 401) return 'HTTP 401';
 	const cleared = (response.headers.getSetCookie?.() ?? []).some((cookie) => cookie.startsWith(`${AUTH_COOKIE}=;`));
 	if (cleared) return `HTTP ${response.status}, the session's cookie cleared`;
-	return /"settingsMode":"public"/.test(text) ? `HTTP ${response.status}, the settings a visitor gets` : '';
+	const visitor = new URL(response.url).pathname.endsWith('/rest/settings') && /"settingsMode":"public"/.test(text);
+	return visitor ? `HTTP ${response.status}, the settings a visitor gets` : '';
 }
 
 /** The session cookie a sign-in answer sets (`n8n-auth=…`), or '' when it sets none. */
 function sessionCookie(response) {
 	const cookies = response.headers.getSetCookie?.() ?? [];
-	return cookies.map((cookie) => cookie.split(';')[0]).find((pair) => pair.startsWith(`${AUTH_COOKIE}=`) && pair.length > AUTH_COOKIE.length + 1) ?? '';
+	return cookies.map((cookie) => cookie.split(';')[0]).find((pair) => pair.startsWith(`${AUTH_COOKIE}=`) && pair !== `${AUTH_COOKIE}=`) ?? '';
 }
 
 /**
@@ -792,7 +794,8 @@ function networkError(error) {
  * `notReadySeconds` (60 s): a route not mounted yet (HTTP 404 with Express's "Cannot <METHOD>
  * <route>", never n8n's own 404 for a missing workflow or execution), an instance starting up,
  * and for GET a dropped connection. A session the instance stops accepting (`sessionRefused`) is
- * renewed by signing in again, once per request and said on the console; any other failure is thrown with its method, route, status and n8n's message.
+ * renewed by signing in again, once per request and said on the console; any other failure is
+ * thrown with its method, route, status and n8n's message.
  * `rest.url` is the instance, `rest.cookie()` the session.
  */
 async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {

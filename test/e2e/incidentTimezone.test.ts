@@ -99,9 +99,9 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 
 // Runs 61 and 72 of the fresh-clone proof (docs/testing.md) read no timezone above: n8n did not
 // accept the suite's session, and GET /rest/settings answers a refused session with its public
-// subset, which has no timezone, instead of HTTP 401. Here a session is refused on purpose (signed out, as n8n's
-// "Sign out" does) and the REST client must notice it by the cleared cookie, sign in again and read the
-// full settings.
+// subset, which has no timezone, instead of HTTP 401. Here a session is refused on purpose (signed
+// out, as n8n's "Sign out" does) and the REST client must notice it by the cleared cookie, sign in
+// again and read the full settings.
 test('a session n8n refuses is renewed by the REST client, also on GET /rest/settings, which answers visitors too', async () => {
 	const refused = rest.cookie();
 	const signedOut = await fetch(`${rest.url}/rest/logout`, { method: 'POST', headers: { cookie: refused } });
