@@ -274,7 +274,8 @@ function queueEnv(env, { postgres, redis }) {
  */
 async function startWorker(env, logFile, { healthPort, concurrency = 5, timeoutSeconds = 180 } = {}) {
 	const workerEnv = { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_PORT: String(healthPort) };
-	fs.writeFileSync(logFile, '');
+	// A worker started again (after a kill) keeps its earlier log: what it did before is the evidence.
+	if (fs.existsSync(logFile)) fs.appendFileSync(logFile, '\n--- n8n worker started again ---\n');
 	const child = spawnLogged(n8n.N8N_BIN, ['worker', `--concurrency=${concurrency}`], logFile, { env: workerEnv });
 	await waitUntil(
 		`n8n worker (${path.basename(logFile)})`,
