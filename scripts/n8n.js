@@ -903,8 +903,9 @@ async function publishWorkflow(env, id) {
 
 /**
  * Runs a saved workflow with `n8n execute --rawOutput`: { code, run } with run the result JSON.
- * n8n's CLI has been seen ended by a signal (SIGSEGV on 2.41.1, once on 1.123.81) after it printed
- * the whole result, i.e. on its way out. Then the printed result is the run's and its exit code is
+ * n8n's CLI has been seen ended by a signal: once on 1.123.81 after it printed the whole result (on
+ * its way out), and by SIGSEGV on 2.41.1 in CI (its output not kept). With the whole result
+ * printed, the result is the run's and its exit code is
  * the one n8n gives it (1 when the run holds an error, else 0), with a console line saying so. A
  * signal before the whole result was printed is thrown with n8n's output: the run's outcome is
  * not known, and it is never run again here.
