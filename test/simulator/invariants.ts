@@ -1,0 +1,84 @@
+/**
+ * What the node promises (docs/safety.md), checked against the service's ledger after a schedule.
+ * Written from the promises, not from the node's code (Jepsen's way): each names the one thing
+ * the ledger must show.
+ *
+ * - paidOnce: no Transfer ID is paid twice (under the stated timing assumption across processes).
+ * - paidOnlyWherePaid: a row reads ALREADY_SUBMITTED only where the ledger holds a paid transfer
+ *   of its Transfer ID with its values (SUCCESS and PENDING are the service's own answers).
+ * - doubtOnlyWithCause: a row reads UNKNOWN only where a request of its Transfer ID had no clear
+ *   answer (lost, timed out, a 5xx) or was still under way, or its process crashed with the row
+ *   claimed (at most twice Concurrency rows per crashed execution): a row never sent, or clearly
+ *   refused, is never in doubt.
+ * - dryRunsWriteNothing: a Dry Run sends nothing and no database call is made while only dry runs
+ *   run in a process (checked where the schedule allows: dryRunOnly).
+ * - settledInTheEnd: after the user settled as the node said, every wanted payout is paid, once.
+ */
+import type { RowOutcome, World } from './world';
+
+export interface Violation {
+	invariant: 'paidOnce' | 'paidOnlyWherePaid' | 'doubtOnlyWithCause' | 'dryRunsWriteNothing' | 'settledInTheEnd';
+	detail: string;
+}
+
+export function check(world: World, { timingBroken }: { timingBroken: boolean }): Violation[] {
+	const violations: Violation[] = [];
+	const { service } = world;
+	const byTransferId = new Map<string, number>();
+	for (const booking of service.bookings) if (booking.status !== 'FAILED') byTransferId.set(booking.transferId, (byTransferId.get(booking.transferId) ?? 0) + 1);
+	for (const [transferId, count] of byTransferId) {
+		if (count > 1) violations.push({ invariant: 'paidOnce', detail: `${transferId} paid ${count} times${timingBroken ? ' (a database call outlasted the wait)' : ''}` });
+	}
+
+	const crashedRows = new Map<string, number>();
+	for (const execution of world.executions) {
+		if (execution.dryRun && service.attempted.some((attempt) => attempt.execution === execution.id)) {
+			violations.push({ invariant: 'dryRunsWriteNothing', detail: `dry run ${execution.id} sent a request` });
+		}
+		if (execution.crashed && !execution.dryRun) for (const row of execution.rows) crashedRows.set(row.key, (crashedRows.get(row.key) ?? 0) + 1);
+	}
+
+	for (const execution of world.executions) {
+		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
+			const row = execution.rows[index];
+			const at = execution.endedAt ?? world.clock.now;
+			if (outcome.status === 'ALREADY_SUBMITTED') {
+				const paid = service.bookings.filter((booking) => booking.transferId === outcome.transferId && booking.status !== 'FAILED' && booking.at <= at);
+				if (!paid.some((booking) => booking.amount === Number(row.amount) && booking.to === row.to)) {
+					violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${row.key} (${outcome.transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, outcome.transferId)}` });
+				}
+			}
+			if (outcome.status === 'UNKNOWN' && !doubtHasCause(world, outcome, at) && !crashedRows.has(row.key)) {
+				violations.push({ invariant: 'doubtOnlyWithCause', detail: `${execution.id}: ${row.key} (${outcome.transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, outcome.transferId)}` });
+			}
+		}
+	}
+
+	for (const row of world.leftUnsettled ?? []) {
+		violations.push({ invariant: 'settledInTheEnd', detail: `${row.key} still not paid after the user's six rounds (last: ${lastOutcome(world, row.key)})` });
+	}
+	return violations;
+}
+
+/** Whether a request of the row's Transfer ID had no clear answer by then, or was still under way. */
+function doubtHasCause(world: World, outcome: RowOutcome, at: number): boolean {
+	return world.service.attempted.some((attempt) => attempt.transferId === outcome.transferId && attempt.at <= at && (attempt.answered === 'none' || (attempt.settledAt ?? Infinity) > at));
+}
+
+function describe(world: World, transferId: string | undefined): string {
+	const bookings = world.service.bookings.filter((booking) => booking.transferId === transferId);
+	return bookings.length === 0 ? 'nothing' : bookings.map((booking) => `${booking.amount} to ${booking.to} ${booking.status}`).join(', ');
+}
+
+function attemptsOf(world: World, transferId: string | undefined): string {
+	const attempts = world.service.attempted.filter((attempt) => attempt.transferId === transferId);
+	return attempts.length === 0 ? 'none' : attempts.map((attempt) => `${attempt.execution}@${attempt.at - 1_700_000_000_000} ${attempt.fault}→${attempt.answered}`).join(', ');
+}
+
+function lastOutcome(world: World, key: string): string {
+	for (const execution of [...world.executions].reverse()) {
+		const outcome = execution.outcomes?.find((candidate) => candidate.key === key);
+		if (outcome) return `${outcome.status}: ${outcome.message ?? ''}`;
+	}
+	return 'none';
+}

@@ -1,0 +1,173 @@
+/**
+ * A model of n8n's processed-data store, built from n8n 2.41.1's own code
+ * (packages/cli/src/deduplication/deduplication-helper.ts, `DeduplicationHelper`, mode `entries`),
+ * for the simulator (world.ts) and the engine tests (test/helpers/engine.ts).
+ *
+ * What n8n does, and so what this does:
+ * - one row per workflow and context (`n:<node id>` for scope `node`, '' for scope `workflow`),
+ *   holding the base64 md5 of each value, in the order they were added;
+ * - `checkProcessedAndRecord`: `findOne` the row, then, in JavaScript, each value found in the
+ *   row (or added earlier in the same call) is `processed`, each other one `new` and appended;
+ *   the oldest are dropped past `maxEntries`; then the whole row is written back with `update`,
+ *   or, when `findOne` found none, `insert`ed (the first insert's race: a second process that
+ *   also found none fails on the primary key);
+ * - `removeProcessed`: `findOne`, drop each value found (first match), `update` the whole row;
+ * - `getProcessedDataCount`: `findOne` only, the only call that writes nothing;
+ * - no transaction, no lock, no version column: a call that read the row before another
+ *   process's write and writes after it puts back what it read (a stale whole-row write).
+ *
+ * Each database step (`findOne`, `insert`, `update`) is a separate await, given to `pace`: the
+ * simulator delays, orders and drops them (a process that crashes between its read and its
+ * write never writes); the engine tests let other work run in between, as a real database does.
+ */
+import { createHash } from 'node:crypto';
+
+import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+
+export type Step = 'findOne' | 'insert' | 'update';
+
+/** One row of n8n's `processed_data` table, as its `value` column holds it (entries mode). */
+interface Row {
+	mode: ICheckProcessedOptions['mode'];
+	data: string[];
+}
+
+/** How a database step is awaited: the simulator's clock, or a turn of the event loop. */
+export type Pace = (step: Step, call: StoreCall) => Promise<void>;
+
+/** One call to the store, for logs, counts and the timing checks of the simulator. */
+export interface StoreCall {
+	kind: 'check' | 'remove' | 'count';
+	row: string;
+	values: string[];
+	/** Set by the caller (the simulator): who made the call. */
+	by?: string;
+	startedAt?: number;
+	readAt?: number;
+	wroteAt?: number;
+	/** What the call found: the values it reported processed (check), or the row's size (count). */
+	processed?: string[];
+	count?: number;
+}
+
+export const hashOf = (value: DeduplicationItemTypes) => createHash('md5').update(value.toString()).digest('base64');
+
+export function rowKey(scope: DeduplicationScope, { workflow, node }: ICheckProcessedContextData): string {
+	if (scope === 'node' && !node) throw new Error("No node information has been provided and so cannot use scope 'node'");
+	return `${String(workflow.id)}|${scope === 'node' ? `n:${node?.id}` : ''}`;
+}
+
+/** n8n refuses a second insert of the same row (its primary key: workflow id and context). */
+export class DuplicateRowError extends Error {
+	constructor(row: string) {
+		super(`SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context (${row})`);
+	}
+}
+
+export class ProcessedDataModel implements IDataDeduplicator {
+	private readonly rows = new Map<string, Row>();
+	/** Every call, in the order made. */
+	readonly calls: StoreCall[] = [];
+	/** When set, every call fails (n8n's database unreachable). */
+	failure?: Error;
+	/** Who makes the calls that follow (the simulator sets it per process). */
+	by?: () => string | undefined;
+	now: () => number = () => Date.now();
+
+	constructor(private readonly pace: Pace = async () => await new Promise((resolve) => setImmediate(resolve))) {}
+
+	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
+		const call = this.begin('check', scope, context, items);
+		const found = await this.findOne(call);
+		if (found && found.mode !== options.mode) throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter.');
+		if (options.mode !== 'entries') throw new Error(`The model holds mode 'entries' only (asked: ${options.mode})`);
+		const hashed = items.map(hashOf);
+		if (!found) {
+			// All items are new; n8n keeps only the last maxEntries of them (duplicates included).
+			const data = options.maxEntries ? hashed.slice(Math.max(0, hashed.length - options.maxEntries)) : hashed;
+			await this.write(call, 'insert', { mode: options.mode, data });
+			call.processed = [];
+			return { new: items, processed: [] };
+		}
+		const result: IDeduplicationOutput = { new: [], processed: [] };
+		// n8n searches the array for each value; a set of it finds the same, faster.
+		const held = new Set(found.data);
+		hashed.forEach((hash, index) => {
+			if (held.has(hash)) result.processed.push(items[index]);
+			else {
+				result.new.push(items[index]);
+				found.data.push(hash);
+				held.add(hash);
+			}
+		});
+		if (options.maxEntries) found.data.splice(0, found.data.length - options.maxEntries);
+		await this.write(call, 'update', found);
+		call.processed = result.processed.map(String);
+		return result;
+	}
+
+	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
+		const call = this.begin('remove', scope, context, items);
+		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
+		const found = await this.findOne(call);
+		if (!found) return;
+		for (const hash of items.map(hashOf)) {
+			const at = found.data.indexOf(hash);
+			if (at !== -1) found.data.splice(at, 1);
+		}
+		await this.write(call, 'update', found);
+	}
+
+	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+		this.rows.delete(rowKey(scope, context));
+	}
+
+	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
+		const call = this.begin('count', scope, context, []);
+		const found = await this.findOne(call);
+		call.count = options.mode === 'entries' ? (found?.data.length ?? 0) : 0;
+		return call.count;
+	}
+
+	/** The row as n8n's database holds it now: the hashes, oldest first. */
+	row(workflowId: string, nodeId: string): string[] {
+		return [...(this.rows.get(`${workflowId}|n:${nodeId}`)?.data ?? [])];
+	}
+
+	/** Whether the row holds this value (as its hash). */
+	holds(workflowId: string, nodeId: string, value: string): boolean {
+		return this.rows.get(`${workflowId}|n:${nodeId}`)?.data.includes(hashOf(value)) ?? false;
+	}
+
+	/** n8n's database wiped. */
+	clear() {
+		this.rows.clear();
+		this.calls.length = 0;
+		this.failure = undefined;
+	}
+
+	private begin(kind: StoreCall['kind'], scope: DeduplicationScope, context: ICheckProcessedContextData, items: DeduplicationItemTypes[]): StoreCall {
+		const call: StoreCall = { kind, row: rowKey(scope, context), values: items.map(String), by: this.by?.(), startedAt: this.now() };
+		this.calls.push(call);
+		if (this.failure) throw this.failure;
+		return call;
+	}
+
+	/** `findOne`: a copy of the row as it is when the read happens. */
+	private async findOne(call: StoreCall): Promise<Row | undefined> {
+		await this.pace('findOne', call);
+		call.readAt = this.now();
+		const row = this.rows.get(call.row);
+		return row ? { mode: row.mode, data: [...row.data] } : undefined;
+	}
+
+	/** `insert` or `update`: the whole row, as this call computed it from what it read. */
+	private async write(call: StoreCall, step: 'insert' | 'update', row: Row) {
+		await this.pace(step, call);
+		call.wroteAt = this.now();
+		if (step === 'insert' && this.rows.has(call.row)) throw new DuplicateRowError(call.row);
+		// TypeORM's update of a row that another process deleted meanwhile changes nothing.
+		if (step === 'update' && !this.rows.has(call.row)) return;
+		this.rows.set(call.row, { mode: row.mode, data: [...row.data] });
+	}
+}
