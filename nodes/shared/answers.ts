@@ -14,28 +14,24 @@ import type { Envelope, PayoutOperation } from './types';
  * items for rows the record did not let go out (ALREADY_SUBMITTED, ALREADY_EXISTS) are made here too.
  */
 
-/** Where an ALREADY_SUBMITTED comes from: the service's refusal of this node's repeat, the first answer, or the dashboard. */
+/** Where an ALREADY_SUBMITTED comes from: this node's paid answer (in this process, or in its record), or the dashboard. */
 export interface EarlierAnswer {
+	/** The service refused the repeat, and the record holds a paid answer to these values. */
 	service?: { subCode: string | null; message: string };
 	first?: IDataObject;
 	byDashboard?: string;
 	contradiction?: string;
 }
 
-/**
- * This node's own earlier request with this row's values reached the service (the record says so,
- * or the service refused the repeat as a duplicate), or the user's dashboard says it is paid.
- */
+/** This node holds a paid answer (SUCCESS or PENDING) to a request with these values, or the dashboard says it is paid. */
 export function alreadySubmitted(entry: Planned, earlier: EarlierAnswer = {}): IDataObject {
 	const { first, byDashboard, contradiction, service } = earlier;
 	const item: IDataObject = {
 		status: 'ALREADY_SUBMITTED',
 		subCode: service?.subCode ?? null,
-		message:
-			service?.message ??
-			(byDashboard
-				? `The payouts dashboard says ${byDashboard} for this transfer (Options > 'Dashboard Status'): not sent again`
-				: `This node sent this transfer with these values before${first ? ` and the service answered ${String(first.status)}` : ''}: not sent again`),
+		message: byDashboard
+			? `The payouts dashboard says ${byDashboard} for this transfer (Options > 'Dashboard Status'): not sent again`
+			: `This node sent this transfer with these values before and the service answered ${first ? String(first.status) : 'it'}${service ? ` (now: ${service.message})` : ''}: not sent again`,
 		transferId: entry.params.transferId as string,
 	};
 	if (first) Object.assign(item, { firstStatus: first.status, referenceId: first.referenceId ?? null, utr: first.utr ?? null });
@@ -48,15 +44,53 @@ export function alreadySubmitted(entry: Planned, earlier: EarlierAnswer = {}): I
 /**
  * The service already has a transfer with this Transfer ID, and this node has no record of sending
  * it with these values (or only the dashboard says so). Nothing moved now; whose it is, the node
- * cannot tell, so it never says "use a new Transfer ID" before the user has looked.
+ * cannot tell, so it never says "use a new Transfer ID" before the user has looked: a person must.
  */
-export function alreadyExists(entry: Planned, said: { subCode: string | null; message: string }, reach: number): IDataObject {
+export function alreadyExists(entry: Planned, said: { subCode?: string; message: string; fromService: boolean }, reach?: number): Failure {
+	const transferId = String(entry.params.transferId);
 	return {
+		message: `The service already has a transfer with Transfer ID ${transferId}, and this node has no record of sending it with these values [item ${entry.index}]`,
+		hint: `Not paid by this run. Look Transfer ID ${transferId} up in the dashboard: if it is this payout (sent from elsewhere, by this node ${reach ? `longer ago than its last ${reach.toLocaleString('en-US')} transfers` : 'long ago'}, or by another execution at the same moment), it is paid; only if it is another payout, give this row a Transfer ID of its own.`,
 		status: 'ALREADY_EXISTS',
+		fromService: said.fromService,
 		subCode: said.subCode,
-		message: said.message,
-		transferId: entry.params.transferId as string,
-		hint: `Not paid by this run: the service already has a transfer with Transfer ID ${String(entry.params.transferId)}, and this node has no record of sending it with these values (it remembers its last ${reach.toLocaleString('en-US')} transfers). Look it up in the dashboard: if it is this payout (sent from elsewhere, long ago, or by another execution of this node at the same moment), it is paid; only if it is another payout, give this row a Transfer ID of its own.`,
+		serviceMessage: said.message,
+		retryable: false,
+	};
+}
+
+/**
+ * The service refused a repeat of a Transfer ID this node sent before with these values, and no
+ * clear paid answer came to it: the service holds the transfer, but that says nothing of the money
+ * (it may have failed at the bank, or still wait for it).
+ */
+export function heldByService(entry: Planned, said: { subCode?: string; message: string }): Failure {
+	const transferId = String(entry.params.transferId);
+	return {
+		message: `The outcome of the transfer is unknown: the service holds Transfer ID ${transferId} from this node's earlier request, which had no clear answer [item ${entry.index}]`,
+		hint: `Not sent again. The service has this Transfer ID and refuses it again, but whether its money moved is in the dashboard: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID: pay it under a new one. The service has no status lookup the node could ask.`,
+		status: 'UNKNOWN',
+		fromService: true,
+		subCode: said.subCode,
+		serviceMessage: said.message,
+		retryable: false,
+	};
+}
+
+/**
+ * Where the node guards: a transfer sent again after an attempt that moved no money (refused, or
+ * not paid as the dashboard says) was refused as a repeat: the service keeps that Transfer ID.
+ */
+export function heldAfterFreed(entry: Planned, said: { subCode?: string; message: string }): Failure {
+	const transferId = String(entry.params.transferId);
+	return {
+		message: `The service refused Transfer ID ${transferId} as already used: this node sent it before, and it did not pay [item ${entry.index}]`,
+		hint: `Nothing moved now. The service keeps Transfer ID ${transferId} from the earlier request, whose money did not move (refused, or not paid as the dashboard said), so it can never be paid under it: pay it under a new Transfer ID or Top-Up Key.`,
+		status: 'ERROR',
+		fromService: true,
+		subCode: said.subCode,
+		serviceMessage: said.message,
+		retryable: false,
 	};
 }
 
@@ -74,7 +108,7 @@ export function settleAdvice(transferId: string): string {
 }
 
 /** Turns one answer into output items or a failure; the only place that judges answers. */
-export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, resent: boolean, redact: (text: string) => string, serviceGuards = operation.refusesDuplicateTransferId === true): Outcome {
+export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, redact: (text: string) => string, serviceGuards = operation.refusesDuplicateTransferId === true): Outcome {
 	const item = `[item ${entry.index}]`;
 	// A transfer without a clear answer may have moved money: say so, never guess.
 	const unclear = (what: string, httpStatus?: number): Failure =>
@@ -128,18 +162,18 @@ export function interpret(operation: PayoutOperation, answer: Answer, entry: Pla
 			if (operation.host === 'verification' && answer.envelope.status === 'ERROR') {
 				return { failure: tokenFailure(answer.httpStatus, answer.envelope as unknown as IDataObject, item, redact) };
 			}
-			return envelopeOutcome(operation, answer.envelope, entry, resent, redact, serviceGuards);
+			return envelopeOutcome(operation, answer.envelope, entry, redact, serviceGuards);
 	}
 }
 
-export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, resent: boolean, redact: (text: string) => string, serviceGuards: boolean): Outcome {
+export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, redact: (text: string) => string, serviceGuards: boolean): Outcome {
 	if (envelope.status !== 'ERROR') return { items: operation.output(envelope, entry.params) };
 	const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
 	const serviceMessage = redact(envelope.message);
 	const item = `[item ${entry.index}]`;
-	if (operation.movesMoney && resent && /transfer id already exists/i.test(envelope.message)) {
-		// This node's own earlier request with these values reached the service: submitted once, not twice.
-		return { items: [alreadySubmitted(entry, { service: { subCode: envelope.subCode, message: serviceMessage } })] };
+	if (operation.movesMoney && REPEAT_REFUSED.test(envelope.message)) {
+		// Whose the Transfer ID is, the record tells (sending.ts); alone, the answer says only this.
+		return { failure: { ...alreadyExists(entry, { subCode: envelope.subCode, message: serviceMessage, fromService: true }), repeatRefused: true } };
 	}
 	const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
 	const unknown = operation.movesMoney && (row.unknownOutcome === true || serverSide);
@@ -156,6 +190,9 @@ export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, 
 		},
 	};
 }
+
+/** The service's refusal of a Transfer ID it holds ("Transfer Id already exists"). */
+export const REPEAT_REFUSED = /transfer id already exists/i;
 
 /** HTTP statuses by which a server says it has no such path: what answered is not the service's API. */
 const NOT_THE_SERVICE = [404, 405];

@@ -17,8 +17,11 @@ export interface Failure {
 	message: string;
 	/** What to do about it. */
 	hint: string;
-	/** ERROR: the item failed. UNKNOWN: it may have moved money and no clear answer came. */
-	status: 'ERROR' | 'UNKNOWN';
+	/**
+	 * ERROR: the item failed. UNKNOWN: it may have moved money and no clear answer came.
+	 * ALREADY_EXISTS: the service holds its Transfer ID, and this node cannot call it its own.
+	 */
+	status: 'ERROR' | 'UNKNOWN' | 'ALREADY_EXISTS';
 	fromService: boolean;
 	subCode?: string;
 	serviceMessage?: string;
@@ -28,6 +31,8 @@ export interface Failure {
 	invalid?: true;
 	/** What answered at the Base URL is not the payouts service: nothing reached it. */
 	notTheService?: true;
+	/** The service refused the Transfer ID as one it holds ("Transfer Id already exists"). */
+	repeatRefused?: true;
 }
 
 export type Outcome = { items: IDataObject[] } | { failure: Failure };

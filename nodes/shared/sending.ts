@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { alreadyExists, alreadySubmitted, interpret, settleAdvice } from './answers';
+import { alreadyExists, alreadySubmitted, heldAfterFreed, heldByService, interpret, settleAdvice } from './answers';
 import { dryRunItem } from './output';
 import { redactor } from './redact';
-import { fingerprint, RECORD_REACH } from './record';
-import type { Claim } from './record';
+import { fingerprint, reachNote, RECORD_REACH } from './record';
+import type { Claim, Earlier } from './record';
 import type { Failure, Outcome, Outcomes, Planned, Run } from './routine';
 import { send } from './transport';
 
@@ -42,8 +42,8 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 		}
 		const redact = redactor(secretsOf.get(entry.index) ?? []);
 		const claim = await claims.of(position);
-		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
-		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, false, redact)).outcome;
+		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim), ...recordNote(run, claim) });
+		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, redact)).outcome;
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && outcome.failure.notTheService) run.notTheService ??= outcome.failure;
 		if ('failure' in outcome && !continueOnFail) {
@@ -128,7 +128,7 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 		case 'answered':
 			return { items: [alreadySubmitted(entry, claim)] };
 		case 'dashboardOnly':
-			return { items: [alreadyExists(entry, { subCode: null, message: `The payouts dashboard says ${claim.word} for this Transfer ID (Options > 'Dashboard Status'): not sent` }, RECORD_REACH[record.guard])] };
+			return { failure: alreadyExists(entry, { message: `The payouts dashboard says ${claim.word} for this Transfer ID (Options > 'Dashboard Status'): not sent`, fromService: false }, RECORD_REACH[record.guard]) };
 		case 'otherValues':
 			return { failure: otherValues(entry) };
 		case 'inDoubt':
@@ -141,50 +141,59 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 	}
 	record.sending(entry.index);
 	onSend();
-	const { outcome, resent } = await sendWithRetries(run, entry, claim.resend, redact);
+	const { outcome, resent } = await sendWithRetries(run, entry, redact);
 	if ('items' in outcome) {
-		const [item] = outcome.items;
-		// The service's refusal of this node's own repeat carries no references: nothing new to remember.
-		record.answered(entry.index, item.status === 'ALREADY_SUBMITTED' ? undefined : referencesOf(item));
+		record.answered(entry.index, referencesOf(outcome.items[0]));
 		return outcome;
 	}
 	const { failure } = outcome;
-	if (isDuplicateRefusal(failure)) {
-		record.refusedFirst(entry.index);
-		return { items: [alreadyExists(entry, { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message }, RECORD_REACH[record.guard])] };
-	}
 	if (failure.status === 'UNKNOWN') {
 		record.inDoubt(entry.index);
 		return outcome;
 	}
-	if (!resent) {
-		record.refusedFirst(entry.index);
-		return outcome;
+	if (failure.repeatRefused) {
+		// The service holds this Transfer ID. Nothing moved now; what the record knew says whose it is.
+		const earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
+		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
+		if (earlier === 'paid') {
+			record.inDoubt(entry.index);
+			return { items: [alreadySubmitted(entry, { service: { subCode: said.subCode ?? null, message: said.message } })] };
+		}
+		if (earlier === 'unanswered') {
+			record.inDoubt(entry.index);
+			return { failure: heldByService(entry, said) };
+		}
+		record.refused(entry.index);
+		return { failure: claim.attempt > 1 ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
 	}
-	// A re-send refused says nothing of the earlier request, which may have paid.
-	record.inDoubt(entry.index);
-	return { failure: refusedResend(entry, failure, record.guard === 'service') };
+	if (resent) {
+		// A re-send refused says nothing of the earlier request, which may have paid.
+		record.inDoubt(entry.index);
+		return { failure: refusedResend(entry, failure) };
+	}
+	record.refused(entry.index);
+	return outcome;
 }
 
-/** Sends one request, and again with the same Transfer ID where that is safe and asked for. */
-async function sendWithRetries(run: Run, entry: Planned, resend: boolean | Promise<boolean>, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
+/**
+ * Sends one request, and again with the same Transfer ID where that is safe and asked for
+ * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
+ * answer is to a request sent again in this run, after one without a clear answer.
+ */
+async function sendWithRetries(run: Run, entry: Planned, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
 	const { context, operation, target, options } = run;
 	const serviceGuards = run.record ? run.record.guard === 'service' : undefined;
 	for (let attempt = 0; ; attempt++) {
 		await run.pace?.();
 		const answer = await send(context, target, entry.request);
-		// Known by now: the claim went out with the request.
-		const resent = (await resend) || attempt > 0;
-		const outcome = interpret(operation, answer, entry, resent, redact, serviceGuards);
-		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent };
+		const outcome = interpret(operation, answer, entry, redact, serviceGuards);
+		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent: attempt > 0 };
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 	}
 }
 
 const BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4000;
-
-const isDuplicateRefusal = (failure: Failure) => failure.fromService && failure.status === 'ERROR' && /transfer id already exists/i.test(failure.serviceMessage ?? '');
 
 /** A clear answer's status and references, for a later repeat's ALREADY_SUBMITTED. */
 function referencesOf(item: IDataObject): IDataObject {
@@ -205,17 +214,30 @@ function dashboardNote(entry: Planned, claim: Claim): IDataObject {
 	return { dashboardStatus: entry.dashboard.word, dashboardStatusNote: 'contradiction' in claim && claim.contradiction ? 'contradicts the service\'s answer: left as it is' : (why[claim.kind] ?? 'not used') };
 }
 
-/** Dry Run: the request a real run would send, and whether it would, as the record says. */
+/**
+ * Dry Run: the request a real run would send, and whether it would, as far as this n8n knows
+ * without asking the record: asking n8n's store writes to it, and a Dry Run writes nothing.
+ */
 async function dryRun(run: Run, planned: Planned[]): Promise<Array<[number, Outcome]>> {
 	const { record, operation, target } = run;
-	const seen = { new: 'would send', sentBefore: 'would send again with the same Transfer ID: the service refuses a repeat, so it reads ALREADY_SUBMITTED if it was paid', answered: 'would not send: ALREADY_SUBMITTED (sent before and answered)', inDoubt: 'would not send: UNKNOWN (sent before without a clear answer; see Dashboard Status)', otherValues: 'would not send: this Transfer ID was sent with other values' };
-	return await Promise.all(
-		planned.map(async (entry): Promise<[number, Outcome]> => {
-			const item = dryRunItem(operation, target, entry.request);
-			if (record) item.realRun = seen[await record.peek(String(entry.params.transferId), printOf(run, entry))];
-			return [entry.index, { items: [item] }];
-		}),
-	);
+	return planned.map((entry): [number, Outcome] => {
+		const item = dryRunItem(operation, target, entry.request);
+		if (record) {
+			const known = record.knownAnswer(String(entry.params.transferId), printOf(run, entry));
+			item.realRun = known
+				? `would not send: ALREADY_SUBMITTED (this n8n holds the service's answer ${String(known.status)} to these values)`
+				: record.guard === 'node'
+					? 'would send, unless this node sent this Transfer ID before: a real run looks it up in its record first (a Dry Run writes nothing there)'
+					: 'would send with this Transfer ID: the service refuses it if it has it already (ALREADY_SUBMITTED where this node was answered)';
+		}
+		return [entry.index, { items: [item] }];
+	});
+}
+
+/** What a row's claim says of the record's reach, where the record is nearly full. */
+function recordNote(run: Run, claim: Claim): IDataObject {
+	const note = claim.kind === 'send' && run.record ? reachNote(claim.fill, run.record.guard) : undefined;
+	return note ? { recordNote: note } : {};
 }
 
 function inDoubt(entry: Planned, notPaidUsed: boolean): Failure {
@@ -241,12 +263,12 @@ function otherValues(entry: Planned): Failure {
 	};
 }
 
-function refusedResend(entry: Planned, refusal: Failure, serviceGuards: boolean): Failure {
+function refusedResend(entry: Planned, refusal: Failure): Failure {
 	const transferId = String(entry.params.transferId);
 	return {
 		...refusal,
-		message: `The outcome of the transfer is unknown: this node sent it before, and sending it again was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
-		hint: `${refusal.hint} The earlier request may have paid: ${serviceGuards ? `once that is fixed, run the row again with Transfer ID ${transferId}; the service then answers ALREADY_SUBMITTED if it did.` : settleAdvice(transferId)}`,
+		message: `The outcome of the transfer is unknown: this run sent it again after no clear answer came, and the second request was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
+		hint: `${refusal.hint} The first request may have paid: once that is fixed, run the row again with Transfer ID ${transferId}; the service then says whether it holds it.`,
 		status: 'UNKNOWN',
 		retryable: false,
 	};

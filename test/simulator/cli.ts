@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { reports, traceStoreSteps } from './reports';
+import { TOLERATED_ACROSS_PROCESSES } from './invariants';
 import { runSchedule } from './schedule';
 import type { ScheduleOptions } from './schedule';
 import { useCodeFrom } from './world';
@@ -22,7 +23,7 @@ function argument(name: string): string | undefined {
 async function main() {
 	const schedules = Number(argument('schedules') ?? 200);
 	const first = Number(argument('seed') ?? 1);
-	const options: ScheduleOptions = { breakTiming: process.argv.includes('--break-timing') };
+	const options: ScheduleOptions = { breakTiming: process.argv.includes('--break-timing'), trace: process.argv.includes('--trace') };
 	if (argument('processes')) options.processes = Number(argument('processes'));
 	if (argument('operation')) options.operation = argument('operation') as ScheduleOptions['operation'];
 	const verbose = process.argv.includes('--verbose');
@@ -37,8 +38,12 @@ async function main() {
 	let failed = 0;
 	for (let seed = first; seed < first + schedules; seed++) {
 		const result = await run(seed);
-		if (result.violations.length === 0 && !verbose) continue;
-		if (result.violations.length > 0) failed++;
+		const failures = result.violations.filter((violation) => !(TOLERATED_ACROSS_PROCESSES.includes(violation.invariant) && result.world.processes.size > 1));
+		if (failures.length === 0 && !verbose) {
+			for (const violation of result.violations) broken.set(violation.invariant, [...(broken.get(violation.invariant) ?? []), seed]);
+			continue;
+		}
+		if (failures.length > 0) failed++;
 		for (const violation of result.violations) broken.set(violation.invariant, [...(broken.get(violation.invariant) ?? []), seed]);
 		if (failed <= 5 || verbose) {
 			console.log(`\nseed ${seed} (${result.config}): ${result.violations.length ? result.violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n  ') : 'all promises kept'}`);
@@ -47,7 +52,7 @@ async function main() {
 	}
 	const seconds = ((Date.now() - started) / 1000).toFixed(1);
 	console.log(`\n${schedules} schedules from seed ${first} in ${seconds} s: ${failed} broke a promise`);
-	for (const [invariant, seeds] of broken) console.log(`  ${invariant}: ${seeds.length} (seeds ${seeds.slice(0, 12).join(', ')}${seeds.length > 12 ? ', …' : ''})`);
+	for (const [invariant, seeds] of broken) console.log(`  ${invariant}${TOLERATED_ACROSS_PROCESSES.includes(invariant as never) ? ' (tolerated across processes)' : ''}: ${seeds.length} (seeds ${seeds.slice(0, 12).join(', ')}${seeds.length > 12 ? ', …' : ''})`);
 	process.exitCode = failed > 0 ? 1 : 0;
 }
 

@@ -18,6 +18,8 @@ export interface ScheduleOptions {
 	/** Force the number of n8n processes (1: regular mode). */
 	processes?: number;
 	operation?: NodeSettings['operation'];
+	/** Every database step in the log. */
+	trace?: boolean;
 }
 
 export interface ScheduleResult {
@@ -63,6 +65,7 @@ export async function runSchedule(seed: number, options: ScheduleOptions = {}): 
 		fault: (r) => (faultsOn && r.chance(faultRate) ? weighted(r, FAULTS) : 'none'),
 	};
 	const world = new World(seed, timing, settings);
+	world.traceStore = options.trace === true;
 	const config = `${processes} process${processes > 1 ? 'es' : ''}, ${operation}, concurrency ${settings.concurrency}, queue mode safety ${settings.queueModeSafety ? 'on' : 'off'}, faults ${faultRate}${options.breakTiming ? ', slow database calls' : ''}`;
 	world.open();
 	try {
@@ -95,7 +98,10 @@ export async function runSchedule(seed: number, options: ScheduleOptions = {}): 
 				// (a fresh export, or now and then the one used last time: a stale file).
 				const stale = random.chance(0.25);
 				world.clock.after(at, () => {
-					const inDoubt = keys.filter((key) => lastStatus(world, key.key) === 'UNKNOWN');
+					// As the node's words say: only rows no execution is sending any more.
+					const sending = (key: string) => world.executions.some((execution) => execution.endedAt === undefined && !execution.crashed && execution.rows.some((row) => row.key === key));
+					// A Transfer ID the dashboard shows paid with other values is another payout's: not this row's status.
+					const inDoubt = keys.filter((key) => lastStatus(world, key.key) === 'UNKNOWN' && !sending(key.key) && !world.service.otherValues(world.transferIdOf(key.key), Number(key.amount)));
 					if (inDoubt.length === 0) return;
 					const rows = inDoubt.map((key) => ({ ...key, dashboardStatus: stale ? (lastExport.get(key.key) ?? world.service.dashboard(world.transferIdOf(key.key))) : world.service.dashboard(world.transferIdOf(key.key)) }));
 					for (const row of rows) lastExport.set(row.key, row.dashboardStatus);
@@ -138,7 +144,8 @@ export async function runSchedule(seed: number, options: ScheduleOptions = {}): 
 /**
  * What a user does after the node's words: runs the batch again; maps the dashboard's status of
  * the rows that read UNKNOWN (internal transfers, Options > Dashboard Status); a standard transfer
- * the service holds but failed at the bank gets a new Transfer ID, as the node says. Up to six rounds.
+ * that does not read paid is looked up in the dashboard: paid there, it is done; failed at the
+ * bank, it gets a new Transfer ID, as the node says. Up to six rounds.
  */
 async function settleAsTheUser(world: World, name: string, wanted: Row[]) {
 	let rows = wanted.map((row) => ({ ...row }));
@@ -151,8 +158,15 @@ async function settleAsTheUser(world: World, name: string, wanted: Row[]) {
 			const outcome = outcomes[index];
 			if (!outcome || ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(outcome.status)) return [];
 			const dashboard = world.service.dashboard(world.transferIdOf(row.key));
+			// The dashboard shows this Transfer ID paid with other values: another payout's, so a new key.
+			if (world.service.otherValues(world.transferIdOf(row.key), Number(row.amount))) return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
+			// The node says when a key can no longer be paid, or belongs to another transfer: a new one.
+			const newKey = /under a new (Transfer ID|Top-Up Key)/.test(outcome.hint ?? '') && (dashboard === 'NOT_FOUND' || dashboard === 'FAILED');
+			if (newKey || /give it its own/.test(outcome.hint ?? '')) return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
 			if (world.settings.operation === 'internalTransfer') return [{ ...row, dashboardStatus: outcome.status === 'UNKNOWN' ? dashboard : undefined }];
-			// A standard transfer the service holds, failed at the bank, can never be paid under its Transfer ID.
+			// A standard transfer the dashboard shows paid is done; one failed at the bank can never be
+			// paid under its Transfer ID: a new one, as the node says.
+			if (dashboard === 'SUCCESS' || dashboard === 'PENDING') return [];
 			return [dashboard === 'FAILED' ? { ...row, key: `${row.key}r` } : row];
 		});
 	}

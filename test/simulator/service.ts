@@ -112,6 +112,12 @@ export class PayoutsServiceModel {
 		return this.bookings.filter((booking) => booking.transferId === transferId && booking.status !== 'FAILED');
 	}
 
+	/** Whether the dashboard shows a transfer of this Transfer ID with other values than these. */
+	otherValues(transferId: string, amount: number): boolean {
+		const mine = this.bookings.filter((booking) => booking.transferId === transferId);
+		return mine.length > 0 && !mine.some((booking) => booking.amount === amount);
+	}
+
 	/** What the dashboard's export says of a Transfer ID now, in its own words. */
 	dashboard(transferId: string): string {
 		const mine = this.bookings.filter((booking) => booking.transferId === transferId);

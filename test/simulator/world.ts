@@ -17,7 +17,7 @@ import vm from 'node:vm';
 
 import { buildSync } from 'esbuild';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { ICheckProcessedContextData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { internalTransfer } from '../../nodes/PayoutsTransfer/operations/internalTransfer';
 import { VirtualClock } from './clock';
@@ -252,8 +252,8 @@ export class World {
 				? { dashboardStatus: '={{ $json.dashboardStatus }}', queueModeSafety: settings.queueModeSafety ?? true, serviceRefusesRepeats: settings.serviceRefusesRepeats ?? false }
 				: {}),
 		};
-		const node = { id: NODE_ID, name: 'Payouts Transfer', type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [0, 0], parameters, onError: continueOnFail ? 'continueRegularOutput' : undefined };
-		const contextData = { node, workflow: { id: WORKFLOW_ID, active: true } };
+		const node = { id: NODE_ID, name: 'Payouts Transfer', type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [0, 0] as [number, number], parameters, onError: continueOnFail ? ('continueRegularOutput' as const) : undefined };
+		const contextData = { node, workflow: { id: WORKFLOW_ID, active: true } } as unknown as ICheckProcessedContextData;
 		const valueOf = (name: string, index: number, raw: boolean): unknown => {
 			const value = name.split('.').reduce<unknown>((at, part) => (at as IDataObject | undefined)?.[part], parameters);
 			if (raw || typeof value !== 'string') return value;
@@ -325,7 +325,7 @@ export class World {
 	/** The Transfer ID the node gives a row's key: a standard row's own; an internal row's made of its Top-Up Key (the node's own rule). */
 	transferIdOf(key: string): string {
 		if (this.settings.operation !== 'internalTransfer') return key;
-		const made = internalTransfer.transferIdWhenEmpty?.({ topUpKey: key }, { workflowId: WORKFLOW_ID, nodeId: NODE_ID, executionId: '', runIndex: 0, itemIndex: 0, payEveryRun: false });
+		const made = internalTransfer.transferIdWhenEmpty?.({ topUpKey: key } as Parameters<NonNullable<typeof internalTransfer.transferIdWhenEmpty>>[0], { workflowId: WORKFLOW_ID, nodeId: NODE_ID, executionId: '', runIndex: 0, itemIndex: 0, payEveryRun: false });
 		return made && 'transferId' in made ? made.transferId : key;
 	}
 

@@ -4,51 +4,61 @@ import { sleep } from 'n8n-workflow';
 
 import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { FirstAnswer } from './inProcess';
-import { Journal, MAX_ENTRIES } from './journal';
+import type { Fill, Recorded } from './journal';
+import { Journal, MAX_ENTRIES, NEARLY_FULL } from './journal';
 import { marks } from './marks';
 import type { DashboardStatus } from './settle';
 
 /**
  * The node's record of the transfers it sent, in n8n's processed-data store (journal.ts). Every
  * transfer has a key the user sees before it is sent, its Transfer ID (for an internal row without
- * one, made of the row's Top-Up Key: PayoutsTransfer/operations/internalTransfer.ts), and the record is keyed by it. Each
- * promise, and the one mechanism that keeps it:
+ * one, made of the row's Top-Up Key: PayoutsTransfer/operations/internalTransfer.ts), and the
+ * record is keyed by it. It changes only when a request goes out and when its answer comes; a Dry
+ * Run never touches it. Each promise, the one mechanism that keeps it, and the simulator's
+ * invariant that checks it (test/simulator/invariants.ts):
  *
- * - Card and standard transfers (and internal ones, where the user says the service refuses a
- *   repeated Transfer ID) are paid at most once: the service refuses a repeated Transfer ID, and
- *   the node sends a row again only with the same one (`guard: 'service'`).
- * - Other internal transfers are paid at most once within the reach: the node is the guard
- *   (`guard: 'node'`). A row is sent only by the run whose claim found its Transfer ID new: an
- *   atomic test-and-set in one process (journal.ts), confirmed across processes.
- * - ALREADY_SUBMITTED only where this node sent these values before: the claim, `sent`, written
- *   before the request goes out.
- * - A row never sent is never called sent: a run forgets the claims of the rows it did not send
- *   (`close`); after a crash only the rows in flight, those claimed ahead of them (together at
- *   most twice Concurrency: sending.ts) and those answered whose answer was not yet written stay claimed.
- * - Evidence is not erased by what came later: a claim is forgotten only when the service refused
- *   the first request of it, or it was never sent. A refused re-send leaves the row in doubt.
- * - Where the node is the guard, a row sent without a clear answer is in doubt (`open`) until the
- *   service's answer comes or the user settles it from the dashboard (settle.ts); it is never
- *   sent again on a guess.
+ * - Paid at most once (`paidOnce`). Card and standard transfers, and internal ones where the user
+ *   says the service refuses a repeated Transfer ID (`guard: 'service'`): the service refuses a
+ *   repeat, and a row is sent again only with its Transfer ID. Other internal transfers
+ *   (`guard: 'node'`): a request goes out only after its claim (`sent` of its attempt) was found
+ *   new by a test-and-set: atomic in one process (journal.ts), confirmed after a measured wait
+ *   across processes (the stated timing assumption).
+ * - ALREADY_SUBMITTED only where this node holds a paid answer to these values, or the dashboard
+ *   said paid (`paidOnlyWherePaid`): an attempt's `open` mark is forgotten only then. Losing that
+ *   forget (another process writing the row back) reads in doubt, never paid.
+ * - A row never sent, or clearly refused, is never in doubt (`doubtOnlyWithCause`): it is claimed
+ *   only as its request goes out, and an attempt that moved no money is marked `free` (added and
+ *   confirmed, never a forget that a later write can undo), so the next attempt may be claimed.
+ *   After a crash only the rows in flight, at most Concurrency claimed ahead of them and those
+ *   answered whose answer was not yet written are in doubt.
+ * - Rows in doubt are settled from the dashboard (`settledInTheEnd`): its not-paid word claims the
+ *   next attempt as a send does (only one execution wins it), once per attempt it sent itself.
+ * - Dry Runs write nothing (`dryRunsWriteNothing`): they never call the record.
  *
- * Reach: the store keeps the last MAX_ENTRIES marks per node, oldest first out: a transfer is one
- * mark where the service guards and two where the node does (RECORD_REACH).
+ * Reach: n8n keeps the last MAX_ENTRIES marks per node, oldest first out. A paid transfer keeps
+ * one mark where the service guards and two where the node does; what else costs marks (rows in
+ * doubt, attempts after a refusal, settling) is counted with the row's size, and a run that
+ * writes to a nearly full record says so on its rows, before n8n forgets anything (`reachNote`).
  */
 
-/** Transfers the record remembers per node, by who refuses a repeat; room is kept for marks of rows in flight. */
-export const RECORD_REACH = { service: MAX_ENTRIES - 1000, node: (MAX_ENTRIES - 1000) / 2 } as const;
+/** Transfers the record remembers per node, when each keeps the marks of a paid one, with room for the rest. */
+export const RECORD_REACH = { service: 20_000, node: 10_000 } as const;
 
 /** Who refuses a second transfer with the same Transfer ID: the service, or this node's record. */
 export type Guard = keyof typeof RECORD_REACH;
 
+/** What this node's record knows of its earlier requests of a row's values, where the service guards. */
+export type Earlier = 'none' | 'paid' | 'unanswered';
+
 /** What the record says of a row, and so what the run does with it. */
 export type Claim =
 	/**
-	 * Send it; `resend` when this node sent these values before. Where the service guards, the claim
-	 * is written while the request goes out, and `resend` is known once it is.
+	 * Send it. `earlier`: what this node's earlier requests of these values got (known once the
+	 * claim is written, which goes along with the request where the service guards). `attempt`:
+	 * where the node guards, which request of this transfer this is (1: the first).
 	 */
-	| { kind: 'send'; resend: boolean | Promise<boolean>; byDashboard?: string }
-	/** This node sent these values and the service answered (or the dashboard says paid): ALREADY_SUBMITTED. */
+	| { kind: 'send'; earlier: Earlier | Promise<Earlier>; attempt: number; byDashboard?: string; fill?: Fill }
+	/** This node holds a paid answer to these values (or the dashboard said paid): ALREADY_SUBMITTED. */
 	| { kind: 'answered'; first?: FirstAnswer; byDashboard?: string; contradiction?: string }
 	/** Sent by this node without a clear answer, maybe by another execution right now: UNKNOWN, not sent. */
 	| { kind: 'inDoubt'; notPaidUsed?: boolean }
@@ -65,10 +75,12 @@ export function fingerprint(operation: string, body: object): string {
 	return createHash('sha256').update(JSON.stringify([operation, sorted])).digest('hex');
 }
 
+/** A row this run claimed: which attempt, whether its request went out, its turn in this process. */
 interface Held {
+	transferId: string;
+	print: string;
+	attempt: number;
 	key: string;
-	claimMarks: string[];
-	open: string;
 	release: () => void;
 	sent: boolean;
 }
@@ -84,11 +96,10 @@ const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
 export class TransferRecord {
 	private readonly held = new Map<number, Held>();
-	/** Claims asked and not yet answered: a closing run waits for them, to forget those it will not send. */
+	/** Claims asked and not yet answered: a closing run waits for them, to free those it will not send. */
 	private readonly claiming = new Set<Promise<Claim>>();
 	private readonly pending: Array<Promise<void>> = [];
 	private failedWrite?: string;
-	private readonly openedAt = Date.now();
 
 	private constructor(
 		private readonly journal: Journal,
@@ -114,166 +125,175 @@ export class TransferRecord {
 	}
 
 	private async claimOnce(index: number, transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
-		const sent = marks.sent(transferId, print);
-		const key = `${this.journalKey}|${sent}`;
+		// One execution at a time per transfer in this process: a second one reads what the first left.
+		const key = `${this.journalKey}|${marks.sent(transferId, print)}`;
 		const release = await takeTurn(key);
-		const claimMarks = this.guard === 'node' ? [marks.id(transferId), sent] : [sent];
-		const open = marks.open(transferId, print);
-		const hold = (claim: Claim): Claim => {
-			if (claim.kind === 'send') this.held.set(index, { key, claimMarks, open, release, sent: false });
+		const hold = (claim: Claim, attempt = 1): Claim => {
+			if (claim.kind === 'send') this.held.set(index, { transferId, print, attempt, key, release, sent: false });
 			else release();
 			return claim;
 		};
 		try {
-			if (this.guard === 'service') {
-				// This process has the service's clear answer to these values: that is the answer.
-				const first = firstAnswer(key);
-				if (first) return hold({ kind: 'answered', first });
-				// The service refuses a repeat, so the request need not wait for the claim: only what
-				// "Transfer Id already exists" means does (sent before by this node, or not).
-				const written = this.journal.record(claimMarks).then(
-					({ seen }) => {
-						this.keep(claimMarks);
-						return seen.has(sent);
-					},
-					(error: unknown) => {
-						this.failedWrite = `the record of sent transfers could not be written (${reasonOf(error)}): a repeat of these transfers may read ALREADY_EXISTS where ALREADY_SUBMITTED was true`;
-						return false;
-					},
-				);
-				this.later(written.then(() => undefined));
-				return hold({ kind: 'send', resend: written });
-			}
-			const claim = await this.claimAsGuard(transferId, print, dashboard);
+			// This process holds the service's paid answer to these values: that is the evidence.
 			const first = firstAnswer(key);
-			// Answered before: this process may still have the answer's references.
-			if (claim.kind === 'answered' && !claim.byDashboard) claim.first = first;
-			// This process holds the service's clear answer to these values, yet the row reads in
-			// doubt: another process's call wrote the forgotten mark back (queue mode, no lock).
-			// The answer is the evidence; the mark is forgotten again.
-			if (claim.kind === 'inDoubt' && first && !dashboard) {
-				this.drop([open]);
-				return hold({ kind: 'answered', first });
-			}
-			return hold(claim);
+			if (first) return hold(dashboard?.verdict === 'notPaid' ? { kind: 'answered', first, contradiction: dashboard.word } : { kind: 'answered', first });
+			if (this.guard === 'service') return hold(this.claimWithService(transferId, print));
+			const claim = await this.claimAsGuard(transferId, print, dashboard);
+			return hold(claim, claim.kind === 'send' ? claim.attempt : 1);
 		} catch (error) {
 			release();
 			return { kind: 'recordFailed', reason: reasonOf(error) };
 		}
 	}
 
-	/** The node is the guard: the claim finds the Transfer ID new, answered, in doubt, or taken. */
-	private async claimAsGuard(transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
-		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
-		let lookedAgain = false;
-		for (let attempt = 1; ; attempt++) {
-			const recorded = await this.journal.record([id, sent, open], { withToken: this.acrossProcesses });
-			const { seen } = recorded;
-			if (!seen.has(id)) {
-				if (!(await this.journal.confirm(recorded))) {
-					// Another process wrote the row over this claim: ask again (its own claim may now be
-					// there), after a pause of random length, growing, so that the two stop colliding.
-					if (attempt >= MAX_CLAIM_ATTEMPTS) throw new Error(`other n8n processes wrote over its claim ${MAX_CLAIM_ATTEMPTS} times in a row`);
-					await sleep(Math.random() * Math.min(2 ** (attempt - 1), MAX_RETRY_PAUSE_WAITS) * this.journal.guardWaitMs());
-					continue;
-				}
-				if (dashboard?.verdict === 'paid') {
-					this.undo([id, sent, open]);
-					return { kind: 'dashboardOnly', word: dashboard.word };
-				}
-				this.keep([id, sent, open]);
-				return { kind: 'send', resend: false };
-			}
-			this.journal.dismiss(recorded);
-			// Asking recorded what was not there: forgotten again, so it never reads as evidence.
-			if (!seen.has(sent)) {
-				this.drop([sent, open]);
-				return { kind: 'otherValues' };
-			}
-			if (!seen.has(open)) {
-				this.drop([open]);
-				return dashboard?.verdict === 'notPaid' ? await this.correctDashboard(transferId, print, dashboard) : { kind: 'answered' };
-			}
-			if (!dashboard) {
-				// Across processes a forgotten "in doubt" mark can be written back by another process's
-				// call that crossed its forget; that process forgets it again within its settling
-				// window (journal.ts). A run younger than that window looks once more after it before
-				// it calls the row in doubt: a redelivery right after the first answer reads it.
-				const young = this.journal.settlingMs() - (Date.now() - this.openedAt);
-				if (this.acrossProcesses && !lookedAgain && young > 0) {
-					lookedAgain = true;
-					await sleep(young);
-					continue;
-				}
-				return { kind: 'inDoubt' };
-			}
-			if (dashboard.verdict === 'paid') {
-				this.drop([open]);
-				await this.journal.record([marks.paidByDashboard(transferId, print)]);
-				this.keep([marks.paidByDashboard(transferId, print)]);
-				return { kind: 'answered', byDashboard: dashboard.word };
-			}
-			return await this.actOnNotPaid(transferId, print, dashboard);
-		}
-	}
-
-	/** A row in doubt that the dashboard says is not paid is sent again, once. */
-	private async actOnNotPaid(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
-		const actedOn = marks.notPaidActedOn(transferId, print);
-		const { seen } = await this.journal.record([actedOn, marks.open(transferId, print)]);
-		this.keep([actedOn, marks.open(transferId, print)]);
-		if (seen.has(actedOn)) return { kind: 'inDoubt', notPaidUsed: true };
-		return { kind: 'send', resend: true, byDashboard: dashboard.word };
+	/**
+	 * The service refuses a repeat, so the request need not wait for the claim: it goes out while
+	 * the claim is written, and what the record knew before (`earlier`) tells what a refusal as a
+	 * repeat ("Transfer Id already exists") means.
+	 */
+	private claimWithService(transferId: string, print: string): Claim {
+		const [sent, open] = [marks.sent(transferId, print), marks.open(transferId, print)];
+		const written = this.journal.record([sent, open]).then(
+			({ seen }): Earlier => {
+				if (!seen.has(sent)) return 'none';
+				if (seen.has(open)) return 'unanswered';
+				// Asking recorded "no clear answer" over a paid one: forgotten again.
+				this.forgetLater([open]);
+				return 'paid';
+			},
+			(error: unknown): Earlier => {
+				this.failedWrite = `the record of sent transfers could not be written (${reasonOf(error)}): a repeat of these transfers may read ALREADY_EXISTS where ALREADY_SUBMITTED was true`;
+				return 'none';
+			},
+		);
+		this.later(written.then(() => undefined));
+		return { kind: 'send', earlier: written, attempt: 1 };
 	}
 
 	/**
-	 * An answered row that the dashboard says is not paid: a correction of the user's own earlier
-	 * "paid", or a contradiction of the service's answer, which the node reports and leaves alone.
+	 * The node is the guard. The first attempt's claim finds the Transfer ID new (send), answered,
+	 * in doubt, or taken by other values; an attempt that moved no money (`free`) lets the next one
+	 * be claimed, and so on (walk).
 	 */
-	private async correctDashboard(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
-		const paidByDashboard = marks.paidByDashboard(transferId, print);
-		const { seen } = await this.journal.record([paidByDashboard]);
-		this.drop([paidByDashboard]);
-		if (!seen.has(paidByDashboard)) return { kind: 'answered', contradiction: dashboard.word };
-		return await this.actOnNotPaid(transferId, print, dashboard);
+	private async claimAsGuard(transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+		for (let tries = 1; ; tries++) {
+			const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
+			const first = await this.ask([id, sent, open]);
+			if (!first.seen.has(id)) {
+				if (!(await this.confirmed(first, tries))) continue;
+				if (dashboard?.verdict === 'paid') {
+					// Claimed, and not sent: the dashboard says the service has it.
+					await this.free(transferId, print, 1);
+					return { kind: 'dashboardOnly', word: dashboard.word };
+				}
+				return { kind: 'send', earlier: 'none', attempt: 1, fill: first.fill };
+			}
+			this.journal.dismiss(first);
+			if (!first.seen.has(sent)) {
+				// Asking recorded a claim of these values that is not true: forgotten again.
+				this.forgetLater([sent, open]);
+				return { kind: 'otherValues' };
+			}
+			if (!first.seen.has(open)) return this.paid(transferId, print, 1, dashboard);
+			const walked = await this.walk(transferId, print, 1, dashboard, tries);
+			if (walked !== 'again') return walked;
+		}
 	}
 
-	/** The request is going out now: from here its claim stays unless the service refuses it. */
+	/**
+	 * Attempt `from` has no clear paid answer: in doubt, in flight, or free. One call asks whether it
+	 * is free and claims the next: free, the next is this run's to send; not free, the transfer is in
+	 * doubt, and the next attempt's claim, recorded by asking and never sent, reads in doubt too.
+	 * The dashboard's not-paid word sends it again once per transfer: that use is claimed as a send is.
+	 */
+	private async walk(transferId: string, print: string, from: number, dashboard: DashboardStatus | undefined, tries: number): Promise<Claim | 'again'> {
+		for (let attempt = from; ; attempt++) {
+			const next = attempt + 1;
+			const [free, sent, open] = [marks.free(transferId, print, attempt), marks.sent(transferId, print, next), marks.open(transferId, print, next)];
+			const asked = await this.ask([free, sent, open]);
+			if (asked.seen.has(sent)) {
+				// Another run moved past this attempt: the next one is what counts.
+				this.journal.dismiss(asked);
+				if (!asked.seen.has(open)) return this.paid(transferId, print, next, dashboard);
+				continue;
+			}
+			if (asked.seen.has(free)) {
+				// The attempt moved no money: the next is this run's.
+				if (!(await this.confirmed(asked, tries))) return 'again';
+				return { kind: 'send', earlier: 'none', attempt: next, fill: asked.fill };
+			}
+			if (dashboard?.verdict === 'notPaid') {
+				// The next attempt's claim is this run's; the dashboard's word may be used once.
+				if (!(await this.confirmed(asked, tries))) return 'again';
+				const once = marks.settled(transferId, print);
+				const used = await this.ask([once]);
+				if (used.seen.has(once)) {
+					this.journal.dismiss(used);
+					return { kind: 'inDoubt', notPaidUsed: true };
+				}
+				if (!(await this.confirmed(used, tries))) return 'again';
+				return { kind: 'send', earlier: 'none', attempt: next, byDashboard: dashboard.word, fill: asked.fill };
+			}
+			this.journal.dismiss(asked);
+			if (dashboard?.verdict === 'paid') {
+				// The dashboard says it paid: from now on the transfer reads paid.
+				this.forgetLater([open]);
+				return { kind: 'answered', byDashboard: dashboard.word };
+			}
+			// In doubt. One process holds the record: the claim recorded by asking is forgotten again.
+			if (!this.acrossProcesses) this.forgetLater([free, sent, open]);
+			return { kind: 'inDoubt' };
+		}
+	}
+
+	/** An attempt this node sent has a paid answer (asking recorded "no clear answer": forgotten again). */
+	private paid(transferId: string, print: string, attempt: number, dashboard?: DashboardStatus): Claim {
+		this.forgetLater([marks.open(transferId, print, attempt)]);
+		return dashboard?.verdict === 'notPaid' ? { kind: 'answered', contradiction: dashboard.word } : { kind: 'answered' };
+	}
+
+	/** The request is going out now: from here its claim stays. */
 	sending(index: number) {
 		const row = this.held.get(index);
 		if (row) row.sent = true;
 	}
 
-	/** The service answered clearly (SUCCESS or PENDING, or refused a repeat of this node's own request). */
+	/** The service answered SUCCESS or PENDING: the attempt is paid. */
 	answered(index: number, answer?: FirstAnswer) {
-		this.settle(index, (row) => {
+		this.settle(index, async (row) => {
 			if (answer) rememberAnswer(row.key, answer);
-			if (this.guard === 'node') this.drop([row.open]);
+			await this.journal.forget([marks.open(row.transferId, row.print, row.attempt)]);
 		});
 	}
 
-	/** The service refused the first request of this row: no money moved, so the claim goes. */
-	refusedFirst(index: number) {
-		this.settle(index, (row) => this.undo([...row.claimMarks, ...(this.guard === 'node' ? [row.open] : [])]));
+	/**
+	 * The service refused the request clearly: no money moved. Where the node guards, the attempt is
+	 * marked free, so the next may be sent; where the service guards, the row is sent again anyway,
+	 * and its claim is forgotten only so that a later refusal as a repeat is not taken for this one's.
+	 */
+	refused(index: number) {
+		this.settle(index, async (row) => {
+			if (this.guard === 'node') await this.free(row.transferId, row.print, row.attempt);
+			else await this.journal.forget([marks.sent(row.transferId, row.print), marks.open(row.transferId, row.print)]);
+		});
 	}
 
-	/** No clear answer, or a re-send refused: the row stays claimed, in doubt. */
+	/** No clear answer: the row stays claimed, in doubt. */
 	inDoubt(index: number) {
-		this.settle(index, () => undefined);
+		this.settle(index, async () => undefined);
 	}
 
-	/** Claimed but not sent (the run stopped or was cancelled first): the claim goes. */
+	/** Claimed but not sent (the run stopped or was cancelled first): free, as a refusal is. */
 	notSent(index: number) {
 		const row = this.held.get(index);
-		if (row && !row.sent) this.refusedFirst(index);
+		if (row && !row.sent) this.refused(index);
 	}
 
 	/**
-	 * Forgets the claims of rows this run never sent, and finishes the run's writes: `untilWritten`
+	 * Frees the rows this run claimed and never sent, and finishes the run's writes: `untilWritten`
 	 * waits for them (a process about to exit). Where the node guards, the run also ends only once
-	 * they are written: an answered row's "in doubt" mark is gone before the run's answer is, so a
-	 * redelivery on another worker reads ALREADY_SUBMITTED, not UNKNOWN. Otherwise they complete in
-	 * the background, in the order asked, before anything asked later about the same marks.
+	 * they are written: a freed row reads so in the next run. Otherwise they complete in the
+	 * background, in the order asked, before anything asked later about the same marks.
 	 */
 	async close(untilWritten: boolean, warn: (message: string) => void): Promise<void> {
 		const finishing = (async () => {
@@ -285,21 +305,9 @@ export class TransferRecord {
 		if (untilWritten || this.guard === 'node') await finishing;
 	}
 
-	/**
-	 * For a dry run: what the record says of the row, leaving it as it was (what asking recorded
-	 * is forgotten at once; if n8n stops in between, the row errs to "in doubt", never to "paid").
-	 */
-	async peek(transferId: string, print: string): Promise<'new' | 'answered' | 'sentBefore' | 'inDoubt' | 'otherValues'> {
-		const sent = marks.sent(transferId, print);
-		const asked = this.guard === 'node' ? [marks.id(transferId), sent, marks.open(transferId, print)] : [sent];
-		const { seen } = await this.journal.record(asked);
-		// Not kept forgotten: a real run may claim the same row a moment later, in another process.
-		this.undo(asked.filter((mark) => !seen.has(mark)));
-		await Promise.all(this.pending);
-		if (!seen.has(asked[0])) return 'new';
-		if (this.guard === 'service') return firstAnswer(`${this.journalKey}|${sent}`) ? 'answered' : 'sentBefore';
-		if (!seen.has(sent)) return 'otherValues';
-		return seen.has(asked[2]) ? 'inDoubt' : 'answered';
+	/** What this process knows of a row without asking the record (Dry Run): the service's clear answer, if it holds one. */
+	knownAnswer(transferId: string, print: string): FirstAnswer | undefined {
+		return firstAnswer(`${this.journalKey}|${marks.sent(transferId, print)}`);
 	}
 
 	/** The last store call's duration, for how far ahead a batch claims. */
@@ -312,36 +320,73 @@ export class TransferRecord {
 		return this.acrossProcesses ? this.journal.guardWaitMs() : 0;
 	}
 
-	private settle(index: number, then: (row: Held) => void) {
+	/**
+	 * Marks an attempt free, confirmed like a claim: a free mark written over by another process is
+	 * written again. If it was there already, a run that found the attempt in doubt recorded the next
+	 * attempt's claim by asking, and never sent it: that one is freed too, and so on.
+	 */
+	private async free(transferId: string, print: string, from: number) {
+		for (let attempt = from, tries = 1; tries <= MAX_CLAIM_ATTEMPTS; ) {
+			const free = marks.free(transferId, print, attempt);
+			const asked = await this.ask([free]);
+			if (!(await this.confirmed(asked, tries))) {
+				tries++;
+				continue;
+			}
+			if (!asked.seen.has(free)) return;
+			attempt++;
+		}
+		throw new Error(`other n8n processes wrote over its mark ${MAX_CLAIM_ATTEMPTS} times in a row`);
+	}
+
+	/** A test-and-set; across processes with the call's token, for `confirmed`. */
+	private async ask(wanted: string[]): Promise<Recorded> {
+		return await this.journal.record(wanted, { withToken: this.acrossProcesses });
+	}
+
+	/**
+	 * Whether a call's writes were kept (always, in one process). Written over by another process:
+	 * false, after a pause of random length that grows with each try, so that the two stop colliding.
+	 */
+	private async confirmed(asked: Recorded, tries: number): Promise<boolean> {
+		if (await this.journal.confirm(asked)) return true;
+		if (tries >= MAX_CLAIM_ATTEMPTS) throw new Error(`other n8n processes wrote over its claim ${MAX_CLAIM_ATTEMPTS} times in a row`);
+		await sleep(Math.random() * Math.min(2 ** (tries - 1), MAX_RETRY_PAUSE_WAITS) * this.journal.guardWaitMs());
+		return false;
+	}
+
+	private settle(index: number, then: (row: Held) => Promise<void>) {
 		const row = this.held.get(index);
 		if (!row) return;
 		this.held.delete(index);
-		then(row);
-		row.release();
+		// The turn passes on once the record says what became of the row.
+		this.later(then(row).finally(row.release));
 	}
 
-	/** Written by this run: kept so against another process's late write over it (journal.ts). */
-	private keep(written: string[]) {
-		this.journal.hold(written, true);
-	}
-
-	/** Forgotten, and kept forgotten: a mark asking recorded that is not true, or a state that ended. */
-	private drop(unwanted: string[]) {
-		this.journal.hold(unwanted, false);
-		this.later(this.journal.forget(unwanted));
-	}
-
-	/** Forgotten, and no longer kept either way: a claim whose transfer did not happen. */
-	private undo(claim: string[]) {
-		this.journal.release(claim);
-		this.later(this.journal.forget(claim));
+	/** A mark that asking recorded and that is not true, forgotten again (in one process, before anything asked later). */
+	private forgetLater(unwanted: string[]) {
+		if (unwanted.length > 0) this.later(this.journal.forget(unwanted));
 	}
 
 	private later(write: Promise<void>) {
 		this.pending.push(
 			write.catch((error) => {
-				this.failedWrite = `the record could not forget what it no longer holds true (${reasonOf(error)}); the rows concerned read as in doubt`;
+				this.failedWrite = `the record could not be written to the end (${reasonOf(error)}); the rows concerned read as in doubt`;
 			}),
 		);
 	}
+}
+
+/** What a run tells the user of the record's reach, for rows whose claim made the row nearly full (undefined: nothing to say). */
+export function reachNote(fill: Fill | undefined, guard: Guard): string | undefined {
+	if (!fill || fill.marks < NEARLY_FULL) return undefined;
+	const reach = RECORD_REACH[guard].toLocaleString('en-US');
+	const kept = `n8n keeps this node's last ${MAX_ENTRIES.toLocaleString('en-US')} marks of sent transfers (about ${reach} paid transfers; rows in doubt and transfers sent again keep more)`;
+	const advice =
+		guard === 'node'
+			? 'Settle the rows in doubt, keep keys unique for longer (an event ID is), or, if your service refuses a repeated internal Transfer ID, turn on Options > Service Refuses Repeated Transfer IDs.'
+			: 'The service still refuses a repeated Transfer ID: such a repeat reads ALREADY_EXISTS instead of ALREADY_SUBMITTED.';
+	return fill.dropped > 0
+		? `${kept}: this run made it forget the oldest ${fill.dropped.toLocaleString('en-US')}. A repeat of a transfer that old is no longer recognised by this node. ${advice}`
+		: `${kept}, and holds ${fill.marks.toLocaleString('en-US')}: from ${MAX_ENTRIES.toLocaleString('en-US')} on, each new transfer makes it forget the oldest. ${advice}`;
 }

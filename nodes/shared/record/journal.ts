@@ -6,28 +6,28 @@ import { marks } from './marks';
 
 /**
  * The only code that calls n8n's processed-data store (`checkProcessedAndRecord`,
- * `removeProcessed`): one row per workflow and node in n8n's database, holding the md5 of each
- * mark, the oldest dropped past MAX_ENTRIES. Each call reads the whole row and writes it back
- * (about 0.5 µs per entry held, measured on SQLite: 5 ms at 10,000 entries, 9 ms at 20,000), so
- * a call costs the same for one mark or a thousand, and the row is kept to 21,000 marks.
+ * `removeProcessed`, `getProcessedDataCount`): one row per workflow and node in n8n's database,
+ * holding the md5 of each mark, the oldest dropped past MAX_ENTRIES. Each call reads the whole
+ * row and writes it back (about 0.5 µs per entry held, measured on SQLite: 5 ms at 10,000
+ * entries, 9 ms at 20,000), so a call costs the same for one mark or a thousand.
  *
  * Hence one journal per node in this process, shared by every execution of the node here (a
  * batch's lanes, and events arriving at once): what they ask while a call is under way goes into
  * the next call, together (a group commit). Calls go one at a time, in the order asked, so in one
  * process a test-and-set is atomic: of two executions claiming the same transfer, exactly one
- * finds it new.
+ * finds it new, and a forget is never undone.
  *
  * Across processes (queue-mode workers) the store has no lock: a call that read the row before
- * another process wrote it, and writes after, erases what that process wrote. Two answers:
- * - `confirm` tells a call that was kept from one that was erased, by asking about the call's token
- *   in a later call that starts a wait after it ended; that holds while no call on another process
- *   takes longer than the wait (guardWaitMs: twice the slowest recent call, measured);
- * - `hold` keeps what this process wrote lately written (or forgotten): each held mark goes again
- *   into this process's calls of its kind, and into a call of its own when none comes, until no
- *   call of another process that started before it can still be writing (settlingMs).
+ * another process wrote it, and writes after, puts back what it read. `confirm` tells a call that
+ * was kept from one that was written over, by asking about the call's token in a later call that
+ * starts a wait after it ended; that holds while no call on another process takes longer than the
+ * wait (guardWaitMs: twice the slowest recent call, measured). Forgets cannot be confirmed (asking
+ * records): the record uses them only where their loss reads as in doubt (index.ts).
  */
 
 export const MAX_ENTRIES = 21_000;
+/** From here on the row is nearly full: each run says so, before n8n forgets anything. */
+export const NEARLY_FULL = 19_000;
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
 
 /** At least a garbage-collection pause of a busy n8n: a call stalled by one outlasts a faster wait. */
@@ -44,11 +44,18 @@ const RETRY_AFTER_MS = 50;
 const MAX_SERVED_TOKENS = 100;
 /** How long forgets wait for more before their call. */
 const FORGET_LINGER_MS = 50;
-/** The settling window is this many guard waits, at least a second. */
-const SETTLING_PER_WAIT = 5;
-const MIN_SETTLING_MS = 1000;
+/** The row's size is read again (a read-only call) after this many writes: other processes write it too. */
+const RECOUNT_EVERY = 200;
 
 type Helpers = IExecuteFunctions['helpers'];
+
+/** How full the node's row is, as far as this process knows: what the run says to the user. */
+export interface Fill {
+	/** Marks the row holds after the call. */
+	marks: number;
+	/** The oldest marks n8n dropped to make room for the call's (0: nothing forgotten). */
+	dropped: number;
+}
 
 /** What one call found: which of the asked marks were there before it (or asked earlier in it). */
 export interface Recorded {
@@ -56,6 +63,7 @@ export interface Recorded {
 	/** The call's token, when asked for: `confirm` it before trusting the call across processes. */
 	token?: string;
 	endedAt: number;
+	fill?: Fill;
 }
 
 type Request =
@@ -68,15 +76,15 @@ export class Journal {
 	private running = false;
 	/** Durations of the last calls, in milliseconds. */
 	private readonly timings: number[] = [];
-	/** Marks kept written (present) or forgotten (absent) against other processes' late writes, until when. */
-	private readonly held = new Map<string, { present: boolean; until: number }>();
-	private refreshing = false;
 	/** Since when forgets have been waiting for more. */
 	private forgetsSince?: number;
 	private wake: () => void = () => undefined;
 	/** Tokens of calls whose requests may still ask for a confirmation. */
 	private readonly tokens = new Map<string, { waiting: number; confirmation?: Promise<boolean> }>();
 	private readonly servedTokens: string[] = [];
+	/** The row's size as this process knows it (read with the read-only count, then kept up). */
+	private size?: number;
+	private writesSinceCount = 0;
 	/** Store calls and their time, for the run's report in n8n's debug log. */
 	readonly stats = { calls: 0, ms: 0 };
 
@@ -101,49 +109,6 @@ export class Journal {
 		// Tokens that have served go along with the next forget (a call of their own only when many wait).
 		const all = [...unwanted, ...this.servedTokens.splice(0)];
 		await new Promise<void>((resolve, reject) => this.enqueue({ kind: 'forget', marks: all, resolve, reject }));
-	}
-
-	/** Keeps `marks` written (`present`) or forgotten against other processes' late writes, for a while. */
-	hold(marks: string[], present: boolean) {
-		const until = Date.now() + this.settlingMs();
-		for (const mark of marks) this.held.set(mark, { present, until });
-		if (!this.refreshing) void this.refresh();
-	}
-
-	/** Stops keeping `marks` either way. */
-	release(marks: string[]) {
-		for (const mark of marks) this.held.delete(mark);
-	}
-
-	/** How long another process's call that read the row before one of ours could still be writing. */
-	settlingMs(): number {
-		return Math.max(MIN_SETTLING_MS, SETTLING_PER_WAIT * this.guardWaitMs());
-	}
-
-	/** While marks are held, a call of each kind at least every half settling window (when this process makes none). */
-	private async refresh() {
-		this.refreshing = true;
-		try {
-			while (this.heldMarks(true).length + this.heldMarks(false).length > 0) {
-				await sleep(this.settlingMs() / 2);
-				if (this.queue.length > 0 || this.running) continue;
-				if (this.heldMarks(true).length > 0) await this.record([]).catch(() => undefined);
-				if (this.heldMarks(false).length > 0) await this.forget([]).catch(() => undefined);
-			}
-		} finally {
-			this.refreshing = false;
-		}
-	}
-
-	/** The marks held `present` (or absent) now; those whose time has passed are let go. */
-	private heldMarks(present: boolean): string[] {
-		const now = Date.now();
-		const marks: string[] = [];
-		for (const [mark, fact] of this.held) {
-			if (fact.until < now) this.held.delete(mark);
-			else if (fact.present === present) marks.push(mark);
-		}
-		return marks;
 	}
 
 	/** A token no request needs any more: forgotten with the next forget. */
@@ -252,9 +217,7 @@ export class Journal {
 
 	private async call(batch: Request[]) {
 		const token = batch.some((request) => request.kind === 'record' && request.withToken) ? marks.token(randomUUID()) : undefined;
-		// What this process holds goes along with every call of its kind.
-		const held = this.heldMarks(batch[0].kind === 'record');
-		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks), ...held])];
+		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks)])];
 		if (unique.length === 0) {
 			for (const request of batch) {
 				if (request.kind === 'record') request.resolve({ seen: new Set(), endedAt: Date.now() });
@@ -264,12 +227,14 @@ export class Journal {
 		}
 		if (batch[0].kind === 'forget') {
 			const forgotten = await this.once(async () => await this.helpers.removeProcessed(unique, 'node', OPTIONS));
+			if (!('failure' in forgotten) && this.size !== undefined) this.size = Math.max(0, this.size - unique.length);
 			for (const request of batch as Array<Extract<Request, { kind: 'forget' }>>) {
 				if ('failure' in forgotten) request.reject(forgotten.failure);
 				else request.resolve();
 			}
 			return;
 		}
+		const counted = await this.countedSize();
 		const recorded = await this.once(async () => await this.helpers.checkProcessedAndRecord(unique, 'node', OPTIONS));
 		if ('failure' in recorded) {
 			for (const request of batch) request.reject(recorded.failure);
@@ -277,17 +242,35 @@ export class Journal {
 		}
 		const { value: { processed }, endedAt } = recorded;
 		if (token) this.tokens.set(token, { waiting: batch.filter((request) => request.kind === 'record' && request.withToken).length });
-		// What this process holds is what it knows: a held mark found missing was written over by
-		// another process (it is back now), a mark held forgotten found again was brought back so.
-		const before = new Set([...processed.map(String), ...held]);
-		const keptForgotten = new Set(this.heldMarks(false));
+		const before = new Set(processed.map(String));
+		const fill = this.grown(counted, unique.length - before.size);
 		// Two requests in one call asking the same mark: the first finds it new, the next one not.
 		const askedEarlier = new Set<string>();
 		for (const request of batch as Array<Extract<Request, { kind: 'record' }>>) {
-			const seen = new Set(request.marks.filter((mark) => !keptForgotten.has(mark) && (before.has(mark) || askedEarlier.has(mark))));
+			const seen = new Set(request.marks.filter((mark) => before.has(mark) || askedEarlier.has(mark)));
 			for (const mark of request.marks) askedEarlier.add(mark);
-			request.resolve({ seen, token: request.withToken ? token : undefined, endedAt });
+			request.resolve({ seen, token: request.withToken ? token : undefined, endedAt, fill });
 		}
+	}
+
+	/** The row's size before a call that records: read (without writing) now and then, else kept up. */
+	private async countedSize(): Promise<number | undefined> {
+		if (this.size === undefined || this.writesSinceCount >= RECOUNT_EVERY) {
+			const counted = await this.once(async () => await this.helpers.getProcessedDataCount('node', OPTIONS));
+			// A store that cannot count is not a reason to send nothing: the fill is then unknown.
+			this.size = 'failure' in counted ? undefined : counted.value;
+			this.writesSinceCount = 0;
+		}
+		return this.size;
+	}
+
+	/** The row after a call that added `added` marks: n8n keeps the last MAX_ENTRIES. */
+	private grown(before: number | undefined, added: number): Fill | undefined {
+		this.writesSinceCount++;
+		if (before === undefined) return undefined;
+		const after = before + added;
+		this.size = Math.min(MAX_ENTRIES, after);
+		return { marks: this.size, dropped: Math.max(0, after - MAX_ENTRIES) };
 	}
 
 	/**

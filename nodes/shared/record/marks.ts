@@ -1,23 +1,27 @@
 /**
  * Every string the record gives n8n's store, in one place: the store keeps only their md5, so two
- * meanings must never share a string. `print` is a digest of the request's values (index.ts).
+ * meanings must never share a string. `print` is a digest of the request's values (index.ts);
+ * `attempt` counts the requests of one transfer: 1, and one more after each that moved no money.
  *
- * The store can only test-and-set ("was it there? it is now") and forget. So a mark is only ever
- * asked about where recording it is true or errs safe: asking about `open` when it is not there
- * records it, which reads as "no clear answer" (a row in doubt, never paid on a guess) until the
- * same run forgets it again.
+ * The store can only test-and-set ("was it there? it is now") and forget, and asking records. So
+ * a mark is asked about only where recording it is true, or reads the same as the truth: a later
+ * attempt's claim recorded by a run that only looked (its transfer is in doubt) reads as in doubt,
+ * as the transfer is. The first attempt keeps the strings of the record's first version, so a
+ * record written by it reads the same.
  */
+const nth = (attempt: number) => (attempt === 1 ? '' : `:${attempt}`);
+
 export const marks = {
-	/** The claim: this node sent, or is about to send, this Transfer ID with these values. */
-	sent: (transferId: string, print: string) => `sent:${transferId}:${print}`,
-	/** Where the node is the guard: this node claimed this Transfer ID, with these or other values. */
+	/** This node claimed this Transfer ID (its first attempt), with these or other values. */
 	id: (transferId: string) => `id:${transferId}`,
-	/** Where the node is the guard: the claim has no clear answer yet (in flight, or in doubt). */
-	open: (transferId: string, print: string) => `open:${transferId}:${print}`,
-	/** The user's dashboard said paid, so `open` was forgotten on the user's word (it can be corrected). */
-	paidByDashboard: (transferId: string, print: string) => `dashboard-paid:${transferId}:${print}`,
-	/** The user's dashboard said not paid and the node sent the row again: acted on once. */
-	notPaidActedOn: (transferId: string, print: string) => `dashboard-not-paid:${transferId}:${print}`,
-	/** Written with a store call, asked about by a later one: found, unless another process overwrote the call. */
+	/** The claim of an attempt: a request with these values goes out (or went out). */
+	sent: (transferId: string, print: string, attempt = 1) => `sent:${transferId}:${print}${nth(attempt)}`,
+	/** The attempt has no clear paid answer yet: in flight, in doubt, or it moved no money (`free`). */
+	open: (transferId: string, print: string, attempt = 1) => `open:${transferId}:${print}${nth(attempt)}`,
+	/** The attempt moved no money (a clear refusal, or it never went out): the next may be sent. */
+	free: (transferId: string, print: string, attempt: number) => `free:${transferId}:${print}:${attempt}`,
+	/** The dashboard's word that the transfer was not paid has been used: it sends a transfer again once. */
+	settled: (transferId: string, print: string) => `settled:${transferId}:${print}`,
+	/** Written with a store call, asked about by a later one: found, unless another process wrote over the call. */
 	token: (nonce: string) => `token:${nonce}`,
 } as const;
