@@ -32,6 +32,43 @@ interface Row {
 	data: string[];
 }
 
+/**
+ * A row as the database holds it, with what the model needs to be fast at the sizes users run
+ * (21,000 entries, thousands of calls): its writes are counted, and a read is copied only when
+ * another write comes before the reader's own (then the reader computes from what it read, as n8n
+ * does: a stale whole-row write). A read that no write overtook computes on the row itself: the
+ * same result, without the copy.
+ */
+interface Stored extends Row {
+	version: number;
+	/** How often each value is in `data` (a first insert may hold one twice), kept in step with it. */
+	held: Counts;
+	/** The row as it was at each version that a call read and has not written yet. */
+	readers: Map<number, { count: number; data?: string[] }>;
+}
+
+/** Values and how often each is held. */
+class Counts {
+	private readonly counts = new Map<string, number>();
+	constructor(values: string[] = []) {
+		for (const value of values) this.add(value);
+	}
+	has(value: string) {
+		return this.counts.has(value);
+	}
+	add(value: string) {
+		this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+	}
+	delete(value: string) {
+		const count = (this.counts.get(value) ?? 0) - 1;
+		if (count > 0) this.counts.set(value, count);
+		else this.counts.delete(value);
+	}
+}
+
+/** What a call read: the row's version, or nothing. */
+type Read = { version: number; mode: Row['mode'] } | undefined;
+
 /** How a database step is awaited: the simulator's clock, or a turn of the event loop. */
 export type Pace = (step: Step, call: StoreCall) => Promise<void>;
 
@@ -65,7 +102,7 @@ export class DuplicateRowError extends Error {
 }
 
 export class ProcessedDataModel implements IDataDeduplicator {
-	private readonly rows = new Map<string, Row>();
+	private readonly rows = new Map<string, Stored>();
 	/** Every call, in the order made. */
 	readonly calls: StoreCall[] = [];
 	/** When set, every call fails (n8n's database unreachable). */
@@ -78,30 +115,34 @@ export class ProcessedDataModel implements IDataDeduplicator {
 
 	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
 		const call = this.begin('check', scope, context, items);
-		const found = await this.findOne(call);
-		if (found && found.mode !== options.mode) throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter.');
+		const read = await this.findOne(call);
+		if (read && read.mode !== options.mode) {
+			this.done(call, read);
+			throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter.');
+		}
 		if (options.mode !== 'entries') throw new Error(`The model holds mode 'entries' only (asked: ${options.mode})`);
 		const hashed = items.map(hashOf);
-		if (!found) {
+		if (!read) {
 			// All items are new; n8n keeps only the last maxEntries of them (duplicates included).
 			const data = options.maxEntries ? hashed.slice(Math.max(0, hashed.length - options.maxEntries)) : hashed;
-			await this.write(call, 'insert', { mode: options.mode, data });
+			await this.write(call, 'insert', undefined, () => data);
 			call.processed = [];
 			return { new: items, processed: [] };
 		}
 		const result: IDeduplicationOutput = { new: [], processed: [] };
-		// n8n searches the array for each value; a set of it finds the same, faster.
-		const held = new Set(found.data);
-		hashed.forEach((hash, index) => {
-			if (held.has(hash)) result.processed.push(items[index]);
-			else {
-				result.new.push(items[index]);
-				found.data.push(hash);
-				held.add(hash);
-			}
+		await this.write(call, 'update', read, (data, held) => {
+			// n8n searches the array for each value (those added by this call included); a set finds the same.
+			hashed.forEach((hash, index) => {
+				if (held.has(hash)) result.processed.push(items[index]);
+				else {
+					result.new.push(items[index]);
+					data.push(hash);
+					held.add(hash);
+				}
+			});
+			if (options.maxEntries) for (const dropped of data.splice(0, Math.max(0, data.length - options.maxEntries))) held.delete(dropped);
+			return data;
 		});
-		if (options.maxEntries) found.data.splice(0, found.data.length - options.maxEntries);
-		await this.write(call, 'update', found);
 		call.processed = result.processed.map(String);
 		return result;
 	}
@@ -109,13 +150,17 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
 		const call = this.begin('remove', scope, context, items);
 		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
-		const found = await this.findOne(call);
-		if (!found) return;
-		for (const hash of items.map(hashOf)) {
-			const at = found.data.indexOf(hash);
-			if (at !== -1) found.data.splice(at, 1);
-		}
-		await this.write(call, 'update', found);
+		const read = await this.findOne(call);
+		if (!read) return;
+		await this.write(call, 'update', read, (data, held) => {
+			for (const hash of items.map(hashOf)) {
+				const at = held.has(hash) ? data.indexOf(hash) : -1;
+				if (at === -1) continue;
+				data.splice(at, 1);
+				held.delete(hash);
+			}
+			return data;
+		});
 	}
 
 	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
@@ -124,8 +169,9 @@ export class ProcessedDataModel implements IDataDeduplicator {
 
 	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
 		const call = this.begin('count', scope, context, []);
-		const found = await this.findOne(call);
-		call.count = options.mode === 'entries' ? (found?.data.length ?? 0) : 0;
+		const read = await this.findOne(call);
+		call.count = read !== undefined && options.mode === "entries" ? this.dataAt(call.row, read).length : 0;
+		this.done(call, read);
 		return call.count;
 	}
 
@@ -153,21 +199,59 @@ export class ProcessedDataModel implements IDataDeduplicator {
 		return call;
 	}
 
-	/** `findOne`: a copy of the row as it is when the read happens. */
-	private async findOne(call: StoreCall): Promise<Row | undefined> {
+	/** `findOne`: the row as it is when the read happens (its version, kept for this call until it writes). */
+	private async findOne(call: StoreCall): Promise<Read> {
 		await this.pace('findOne', call);
 		call.readAt = this.now();
 		const row = this.rows.get(call.row);
-		return row ? { mode: row.mode, data: [...row.data] } : undefined;
+		if (!row) return undefined;
+		const reader = row.readers.get(row.version) ?? { count: 0 };
+		reader.count++;
+		row.readers.set(row.version, reader);
+		return { version: row.version, mode: row.mode };
 	}
 
-	/** `insert` or `update`: the whole row, as this call computed it from what it read. */
-	private async write(call: StoreCall, step: 'insert' | 'update', row: Row) {
+	/** The row's data as a call read it: the row itself if no write came since, else the copy kept for it. */
+	private dataAt(key: string, read: NonNullable<Read>): string[] {
+		const row = this.rows.get(key) as Stored;
+		return row.version === read.version ? row.data : (row.readers.get(read.version)?.data as string[]);
+	}
+
+	/** A call that read the row is done with what it read. */
+	private done(call: StoreCall, read: Read) {
+		if (!read) return;
+		const row = this.rows.get(call.row);
+		const reader = row?.readers.get(read.version);
+		if (!row || !reader) return;
+		if (--reader.count === 0) row.readers.delete(read.version);
+	}
+
+	/**
+	 * `insert` or `update`: the whole row, as this call computed it (`change`) from what it read. A
+	 * later version's row is replaced by it, as n8n's update does; other calls that read the version
+	 * being replaced keep a copy of it.
+	 */
+	private async write(call: StoreCall, step: 'insert' | 'update', read: Read, change: (data: string[], held: Counts) => string[]) {
 		await this.pace(step, call);
 		call.wroteAt = this.now();
-		if (step === 'insert' && this.rows.has(call.row)) throw new DuplicateRowError(call.row);
+		if (step === 'insert') {
+			if (this.rows.has(call.row)) throw new DuplicateRowError(call.row);
+			const data = change([], new Counts());
+			this.rows.set(call.row, { mode: 'entries', data, held: new Counts(data), version: 1, readers: new Map() });
+			return;
+		}
+		const row = this.rows.get(call.row);
 		// TypeORM's update of a row that another process deleted meanwhile changes nothing.
-		if (step === 'update' && !this.rows.has(call.row)) return;
-		this.rows.set(call.row, { mode: row.mode, data: [...row.data] });
+		if (!row || !read) return;
+		const current = row.version === read.version;
+		// What this call read: the row itself, or (another write came first) the copy kept for it.
+		const mine = current ? row.data : [...(row.readers.get(read.version)?.data as string[])];
+		this.done(call, read);
+		// Others that read the version this write replaces compute from it later: they keep a copy.
+		const others = row.readers.get(row.version);
+		if (others && !others.data) others.data = [...row.data];
+		row.held = current ? row.held : new Counts(mine);
+		row.data = change(mine, row.held);
+		row.version++;
 	}
 }
