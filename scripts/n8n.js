@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { chooseNode } = require('./node-runtime');
+const { chooseNode, describeRanges } = require('./node-runtime');
 
 const ROOT = path.resolve(__dirname, '..');
 const RUNTIME_SPECS = path.join(ROOT, 'e2e', 'n8n-runtime');
@@ -94,7 +94,6 @@ function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 		n8nBin: path.join(dir, 'node_modules', '.bin', 'n8n'),
 		n8nScript: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
 		nodeVersion,
-		pinnedNodeVersion: entry.node,
 		acceptedNodeRanges: acceptedRanges,
 		systemNode,
 		nodePackage: choice.package,
@@ -288,7 +287,7 @@ async function ensureNode(runtime) {
 			if (!/E404|ETARGET|No matching version/.test(error.message)) throw error;
 			throw new Error(
 				`The npm registry has no ${wanted}, the Node for n8n ${runtime.version} on ${process.platform}-${process.arch}. ` +
-					`Install a Node that n8n ${runtime.version} accepts (${Object.entries(runtime.acceptedNodeRanges).map(([name, range]) => `${name} ${range}`).join(', ')}) and run again with it first on PATH, ` +
+					`Install a Node that n8n ${runtime.version} accepts (${describeRanges(runtime.acceptedNodeRanges)}) and run again with it first on PATH, ` +
 					`or give this platform a version the registry has in "nodeByPlatform" of e2e/n8n-runtime/versions.json.`,
 			);
 		});
