@@ -76,6 +76,100 @@ async function ledger(): Promise<Array<{ transferId: string; amount: number; sta
 }
 const transferRequests = () => sandbox.requests().filter((request) => request.path.startsWith('/payout/v1.2/requestTransfer'));
 
+/** Waits until `workflowId` has a finished execution newer than `afterId` that `accept`s, and gives it with those before it. */
+async function nextExecutions(workflowId: string, afterId: number, what: string, accept: (execution: SavedExecution) => boolean, seconds = 150) {
+	return await until(what, async () => {
+		const newer = (await executionsOf(workflowId)).filter((execution) => Number(execution.id) > afterId);
+		const found = newer.findIndex(accept);
+		return found >= 0 ? newer.slice(0, found + 1) : undefined;
+	}, seconds, 1000);
+}
+const lastId = async (workflowId: string) => Number((await executionsOf(workflowId)).at(-1)?.id ?? 0);
+
+describe('the incident check (Payouts Incident Trigger → message), published', () => {
+	test('the first poll reports each incident once, one open since yesterday included; the next reports only what changed', async () => {
+		const open = [seed.incidentBanks.openScheduledImpsAtHdfc.incidentId, seed.incidentBanks.openRtgsAtYesb.incidentId, sinceYesterday.id].sort();
+		const [first] = await nextExecutions('payoutsIncidentCheck', 0, "the trigger's first poll to start a run", () => true, 120);
+		expect(first.describe(sandbox)).toMatch(/^execution \(success\)/);
+		const messages = first.output('Notification Message');
+		const reported = (event: string) => messages.filter((message) => message.event === event).map((message) => message.incidentId as number);
+		// Open incidents as new ones (not only today's); resolved ones once, as resolved; none twice.
+		expect(reported('new').sort()).toEqual(open);
+		expect(messages.find((message) => message.incidentId === sinceYesterday.id)?.message).toBe(`Bank incident: State Bank of India (SBIN), UPI transfers affected since ${YESTERDAY}, impact HIGH. Consider another transfer mode until it is resolved.`);
+		expect(reported('resolved').length).toBeGreaterThan(0);
+		expect(reported('resolved').some((id) => open.includes(id))).toBe(false);
+		expect(new Set(messages.map((message) => message.incidentId)).size).toBe(messages.length);
+		for (const message of messages.filter((entry) => entry.event === 'resolved')) expect(message.message).toMatch(/^Resolved: .+ \(.+\), [A-Z]+ transfers affected from \S+Z to \S+Z\. [A-Z]+ transfers to this bank can go again\.$/);
+
+		// Yesterday's incident resolved and a new one opened at once: the next run reports those two, nothing else.
+		sandbox.resolveIncident(sinceYesterday.id);
+		const opened = sandbox.openIncident({ entityCode: 'ICIC', mode: 'NEFT', impact: 'MEDIUM' });
+		const later = await nextExecutions('payoutsIncidentCheck', Number(first.id), 'the next poll to report the changes', (execution) => execution.output('Notification Message').length > 0);
+		expect(later.flatMap((execution) => execution.output('Notification Message').map((message) => [message.event, message.incidentId]))).toEqual([
+			['new', opened.id],
+			['resolved', sinceYesterday.id],
+		]);
+		expect(later.at(-1)?.output('Notification Message')[1].message).toMatch(/^Resolved: State Bank of India \(SBIN\), UPI transfers affected from /);
+	});
+});
+
+describe('the paylink check (Schedule → Payouts Paylink → only changes), published', () => {
+	test("each paylink once at its first check; then a message only when its status changed since the last check, also back to an earlier one", async () => {
+		const runs = await nextExecutions('payoutsPaylinkStatus', 0, 'two scheduled checks', (execution) => execution.status === 'success' && Number(execution.id) > 0, 60);
+		await nextExecutions('payoutsPaylinkStatus', Number(runs.at(-1)?.id), 'a second scheduled check', () => true, 60);
+		const [first, ...quiet] = await executionsOf('payoutsPaylinkStatus');
+		expect(first.output('Notification Message').map((item) => item.message)).toEqual([
+			`Paylink ${seed.paylinks.active} is ACTIVE (first check): https://payouts.example.com/paylink/paylink_active_1`,
+			`Paylink ${seed.paylinks.paid} is PAID (first check): https://payouts.example.com/paylink/paylink_paid_1`,
+			`Paylink ${seed.paylinks.expired} is EXPIRED (first check): https://payouts.example.com/paylink/paylink_expired_1`,
+		]);
+		expect(quiet.length).toBeGreaterThan(0);
+		for (const run of quiet) expect([run.status, run.output('Only Changed Statuses')]).toEqual(['success', []]);
+
+		const changes: string[] = [];
+		for (const paylinkStatus of ['PAID', 'ACTIVE']) {
+			const before = await lastId('payoutsPaylinkStatus');
+			sandbox.setPaylink({ paylinkId: seed.paylinks.active, paylinkStatus });
+			const reported = await nextExecutions('payoutsPaylinkStatus', before, `the change to ${paylinkStatus} to be reported`, (execution) => execution.output('Notification Message').length > 0, 60);
+			const after = await nextExecutions('payoutsPaylinkStatus', Number(reported.at(-1)?.id), 'one more check', () => true, 60);
+			changes.push(...[...reported, ...after].flatMap((execution) => execution.output('Notification Message').map((item) => String(item.message))));
+		}
+		expect(changes).toEqual([
+			`Paylink ${seed.paylinks.active} changed from ACTIVE to PAID: https://payouts.example.com/paylink/paylink_active_1`,
+			`Paylink ${seed.paylinks.active} changed from PAID to ACTIVE: https://payouts.example.com/paylink/paylink_active_1`,
+		]);
+	});
+});
+
+describe('the OAuth callback, published', () => {
+	const tokenRequests = () => sandbox.requests().filter((request) => request.path === '/verification/oauth2/generate-token').length;
+	const call = async (query: string) => {
+		const response = await fetch(`${rest.url}/webhook/payouts-oauth-callback${query}`);
+		return { code: response.status, text: await response.text() };
+	};
+
+	test('the browser gets "Connected", never the token; a missing, malformed or used code is answered 400', async () => {
+		const before = tokenRequests();
+		const connected = await call(`?auth_code=${seed.authCodes[5]}`);
+		expect(connected.code).toBe(200);
+		expect(JSON.parse(connected.text)).toEqual({ message: expect.stringMatching(/^Connected: verification verification_\d+, token valid until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/) });
+		// The sandbox's tokens read user-access-<reference>-<random>.
+		expect(connected.text).not.toMatch(/user-access-|access_token/);
+		expect(sandbox.state().usedAuthCodes).toContain(seed.authCodes[5]);
+		expect(tokenRequests()).toBe(before + 1);
+
+		for (const query of ['', '?auth_code=', '?auth_code=two%20words', `?auth_code=${'x'.repeat(2049)}`, `?auth_code=${seed.authCodes[6]}&auth_code=${seed.authCodes[7]}`]) {
+			const refused = await call(query);
+			expect([query.slice(0, 40), refused.code, JSON.parse(refused.text).message]).toEqual([query.slice(0, 40), 400, 'This sign-in link has no valid code: start the sign-in again.']);
+		}
+		expect(tokenRequests()).toBe(before + 1);
+
+		const used = await call(`?auth_code=${seed.authCodes[5]}`);
+		expect([used.code, JSON.parse(used.text).message]).toEqual([400, 'The sign-in could not be completed: start it again.']);
+		expect(tokenRequests()).toBe(before + 2);
+	});
+});
+
 describe('the event example (Webhook → Payouts Transfer), published', () => {
 	const KEY = { [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value };
 	async function deliver(body: unknown, headers: Record<string, string> = KEY, contentType = 'application/json') {
