@@ -73,6 +73,18 @@ test('an error stops the run with exit code 1 and the mapped error: name, messag
 
 describe("the reconciliation template (a run's output against the dashboard's export)", () => {
 	type Row = { transferId: string; status: string };
+	/** The template with a run's rows in Run Output and an export's text in Dashboard Export, as a user puts theirs. */
+	const withData = (template: Workflow, rows: Row[], exported: string): Workflow => ({
+		...template,
+		nodes: template.nodes.map((node) => {
+			if (node.name === 'Run Output') return { ...node, parameters: { ...(node.parameters as Json), jsonOutput: JSON.stringify({ rows }) } };
+			if (node.name !== 'Dashboard Export') return node;
+			const parameters = node.parameters as { assignments: { assignments: Json[] } };
+			return { ...node, parameters: { ...parameters, assignments: { assignments: [{ ...parameters.assignments.assignments[0], value: exported }] } } };
+		}),
+	});
+	/** The template's own sample run. */
+	const sample = JSON.parse(String((example('reconcile-dashboard').nodes.find((node) => node.name === 'Run Output')?.parameters as Json).jsonOutput)) as { rows: Row[] };
 	/** Each list's rows as [Transfer ID, the run's status, the dashboard's], by Transfer ID (Merge puts matched rows first). */
 	const lists = (output: (node: string) => Json[]) => {
 		const rows = (node: string) => output(node).map((item) => [String(item.transferId), String(item.status), String(item.dashboardStatus)]).sort((a, b) => a[0].localeCompare(b[0]));
@@ -94,6 +106,21 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		expect(output('In Doubt')[0].settle).toMatch(/^Paid on the dashboard \(PENDING\): it is paid; never pay it again/);
 	});
 
+	test('an export with no transfers at all (only its header): every row the run reported paid is listed, none lost', async () => {
+		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), sample.rows, sandbox.dashboardCsv())]);
+		const { output } = await execute('payoutsReconcile');
+		expect(lists(output)).toEqual({
+			reportedPaidNotOnDashboard: [
+				['nov_payout_0001', 'SUCCESS', 'NOT_FOUND'],
+				['nov_payout_0003', 'SUCCESS', 'NOT_FOUND'],
+				['nov_payout_0004', 'PENDING', 'NOT_FOUND'],
+			],
+			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'NOT_FOUND']],
+			paidOnDashboardOnly: [],
+			matches: [['nov_payout_0002', 'ERROR', 'NOT_FOUND']],
+		});
+	});
+
 	test("a real run's output against the sandbox's export: every row where the ledger puts it", async () => {
 		const batch = await execute('payoutsCsvBatch');
 		// Two rows the run and the service disagree on: one the run reports paid that the service
@@ -111,17 +138,7 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		].sort((a, b) => a.transferId.localeCompare(b.transferId));
 		const exported = await (await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`)).text();
 
-		const template = example('reconcile-dashboard');
-		const withData: Workflow = {
-			...template,
-			nodes: template.nodes.map((node) => {
-				if (node.name === 'Run Output') return { ...node, parameters: { ...(node.parameters as Json), jsonOutput: JSON.stringify({ rows: run }) } };
-				if (node.name !== 'Dashboard Export') return node;
-				const parameters = node.parameters as { assignments: { assignments: Json[] } };
-				return { ...node, parameters: { ...parameters, assignments: { assignments: [{ ...parameters.assignments.assignments[0], value: exported }] } } };
-			}),
-		};
-		await n8n.importWorkflows(suite.userFolder, suite.env, [withData]);
+		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), run, exported)]);
 		const { output } = await execute('payoutsReconcile');
 
 		// The judge: the sandbox's ledger, read by the rule the template documents.
