@@ -96,6 +96,8 @@ export interface Sandbox {
 	/** Resolves open incidents now by id, or by entityCode and mode (also POST /__sandbox/incidents/resolve). */
 	resolveIncidents(which: { id: number } | { entityCode: string; mode: string }): Incident[];
 	resolveIncident(id: number): Incident;
+	/** Sets a paylink's fields now, or creates it (also POST /__sandbox/paylinks). */
+	setPaylink(fields: { paylinkId: string; paylinkStatus?: string; paylinkLink?: string }): { paylinkId: string; paylinkStatus: string; referenceId: number; paylinkLink: string };
 	close(): Promise<void>;
 }
 

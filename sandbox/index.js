@@ -113,6 +113,13 @@ async function startSandbox(options = {}) {
 			return response.code(400).send({ error: failure.message });
 		}
 	});
+	app.post('/__sandbox/paylinks', async (request, response) => {
+		try {
+			return setPaylink(JSON.parse(request.body || '{}'));
+		} catch (failure) {
+			return response.code(400).send({ error: failure.message });
+		}
+	});
 	app.post('/__sandbox/incidents/resolve', async (request, response) => {
 		try {
 			return resolveIncidents(JSON.parse(request.body || '{}'));
@@ -227,6 +234,21 @@ async function startSandbox(options = {}) {
 	}
 
 	/**
+	 * Sets a paylink's fields now (a paylink paid or expired by its recipient, or a new one): its
+	 * status and link change as the service's would; an unknown id creates the paylink.
+	 */
+	function setPaylink(fields = {}) {
+		if (fields === null || typeof fields !== 'object' || Array.isArray(fields) || typeof fields.paylinkId !== 'string' || fields.paylinkId === '') {
+			throw new Error('name the paylink: { "paylinkId": "PAYLINK_ACTIVE_1", "paylinkStatus": "PAID" }');
+		}
+		const existing = state.paylinks[fields.paylinkId];
+		const referenceId = existing?.referenceId ?? Math.max(880000, ...Object.values(state.paylinks).map((paylink) => paylink.referenceId)) + 1;
+		const paylink = { paylinkStatus: 'ACTIVE', paylinkLink: `https://payouts.example.com/paylink/${fields.paylinkId.toLowerCase()}`, ...existing, ...fields, referenceId };
+		state.paylinks[fields.paylinkId] = paylink;
+		return { ...paylink };
+	}
+
+	/**
 	 * The transfers the service booked, as a dashboard's CSV export lists them: one line each, a
 	 * header, commas inside a field quoted. A transfer whose bank did not answer is PENDING there.
 	 */
@@ -277,6 +299,8 @@ async function startSandbox(options = {}) {
 		addIncident: openIncident,
 		/** Resolves open incidents now, by `{ id }` or `{ entityCode, mode }` (also POST /__sandbox/incidents/resolve). */
 		resolveIncidents,
+		/** Sets a paylink's status (or creates it): `{ paylinkId, paylinkStatus }` (also POST /__sandbox/paylinks). */
+		setPaylink,
 		/** Marks one incident resolved now. */
 		resolveIncident(id) {
 			const incident = state.incidents.find((candidate) => candidate.id === id);

@@ -489,24 +489,46 @@ function sandboxCredential(sandbox, seed, id = CREDENTIAL_ID) {
 }
 
 /**
- * Imports the "Payouts Sandbox" credential (the examples refer to it by id). With `reuse`, an
- * import of the same data is not repeated (each CLI command costs seconds).
+ * The caller's key of the webhook examples (docs/examples.md, "Webhook authentication"): n8n's own
+ * Header Auth credential (`httpHeaderAuth`), which the Webhook node checks before anything runs.
+ * The value is a demo, public in the docs: change it before a workflow that uses it is reachable
+ * by anyone else.
+ */
+const EVENT_SENDER = { id: 'payoutsEventKey01', name: 'Payouts Event Sender', header: 'X-Payouts-Event-Key', value: 'demo-event-key-change-me' };
+
+/** The event sender's Header Auth credential, in n8n's import format. */
+function eventSenderCredential() {
+	return { id: EVENT_SENDER.id, name: EVENT_SENDER.name, type: 'httpHeaderAuth', data: { name: EVENT_SENDER.header, value: EVENT_SENDER.value } };
+}
+
+/**
+ * Imports the credentials the examples refer to by id: "Payouts Sandbox" (with `reuse`, an import
+ * of the same data is not repeated: each CLI command costs seconds) and, once per user folder,
+ * "Payouts Event Sender" (never again: a value the user changed from the demo one is kept, also
+ * when the sandbox's address changes). Gives what it imported: `{ sandbox, eventSender }`.
  */
 async function importCredential(userFolder, env, sandbox, seed, { reuse = false } = {}) {
 	const credential = sandboxCredential(sandbox, seed);
 	const marker = path.join(userFolder, '.payouts-credential-imported');
+	const eventMarker = path.join(userFolder, '.payouts-event-credential-imported');
 	const content = JSON.stringify(credential);
-	if (reuse && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === content) return false;
+	const imported = {
+		sandbox: !(reuse && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === content),
+		eventSender: !fs.existsSync(eventMarker),
+	};
+	const credentials = [...(imported.sandbox ? [credential] : []), ...(imported.eventSender ? [eventSenderCredential()] : [])];
+	if (!credentials.length) return imported;
 	const file = path.join(userFolder, 'payouts-credential.json');
-	fs.writeFileSync(file, JSON.stringify([credential]));
+	fs.writeFileSync(file, JSON.stringify(credentials));
 	try {
 		const result = await n8nCli(['import:credentials', `--input=${file}`], env);
-		if (result.code !== 0) throw new Error(`importing the credential failed:\n${result.stdout}${result.stderr}`);
+		if (result.code !== 0) throw new Error(`importing the credentials failed:\n${result.stdout}${result.stderr}`);
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
-	fs.writeFileSync(marker, content);
-	return true;
+	if (imported.sandbox) fs.writeFileSync(marker, content);
+	if (imported.eventSender) fs.writeFileSync(eventMarker, EVENT_SENDER.id);
+	return imported;
 }
 
 /** The example workflows as n8n's import format (each has a fixed id). */
@@ -1110,6 +1132,8 @@ module.exports = {
 	n8nEnv,
 	n8nCli,
 	sandboxCredential,
+	EVENT_SENDER,
+	eventSenderCredential,
 	importCredential,
 	exampleWorkflows,
 	importWorkflows,

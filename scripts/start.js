@@ -15,6 +15,7 @@
  * (.cache/n8n-user-<version> in this checkout), PAYOUTS_CACHE_DIR (~/.cache/n8n-nodes-payouts),
  * N8N_RUNTIME_DIR (<cache>/n8n-<version>).
  */
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -79,7 +80,9 @@ async function main() {
 	const brokerPort = await n8n.freePort(port === 5678 ? 5679 : 0);
 	const env = n8n.n8nEnv(USER_FOLDER, { port, brokerPort });
 
-	if (await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true })) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
+	const imported = await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true });
+	if (imported.sandbox) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
+	if (imported.eventSender) n8n.log(`Credential "Payouts Event Sender" (Header Auth, header ${n8n.EVENT_SENDER.header}) created with the demo value of docs/examples.md: change it before anyone else can reach the webhooks.`);
 
 	// The examples are imported once, so that a user's changes to them survive the next start.
 	const marker = path.join(USER_FOLDER, '.examples-imported');
@@ -94,6 +97,16 @@ async function main() {
 		n8n.log(`Imported ${missing.length} example workflow(s).`);
 		fs.writeFileSync(marker, wanted);
 	}
+	// An example changed in this checkout since it was imported (a safety fix, say) is not imported
+	// over the user's copy: said once, with how to get the new one.
+	const hashes = path.join(USER_FOLDER, '.examples-imported-hashes.json');
+	const known = fs.existsSync(hashes) ? JSON.parse(fs.readFileSync(hashes, 'utf8')) : {};
+	const current = Object.fromEntries(n8n.exampleWorkflows().map((workflow) => [workflow.id, crypto.createHash('sha256').update(JSON.stringify(workflow)).digest('hex')]));
+	const changed = Object.keys(current).filter((id) => done.includes(id) && !missing.some((workflow) => workflow.id === id) && known[id] !== current[id]);
+	if (changed.length) {
+		n8n.log(`Example workflow(s) ${changed.join(', ')} may differ from the copies imported into ${USER_FOLDER} earlier; your copies are kept. To get the new ones: Workflows → Import from File (examples/), or delete that folder for a fresh start.`);
+	}
+	fs.writeFileSync(hashes, JSON.stringify(current));
 
 	n8n.log(`Starting n8n ${runtime.version} on Node ${runtime.nodeVersion}…`);
 	const logFile = path.join(USER_FOLDER, 'n8n.log');

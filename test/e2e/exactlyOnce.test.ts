@@ -227,7 +227,7 @@ describe('webhook events at once, one execution each (report 4)', () => {
 test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED when the event comes again, 503 for no clear answer, 422 for a refusal', async () => {
 	await n8n.waitForWebhook(rest.url, 'payouts-event');
 	const post = async (body: Json) => {
-		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', headers: { 'content-type': 'application/json', [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value }, body: JSON.stringify(body) });
 		return { code: response.status, body: (await response.json()) as Json };
 	};
 	const event = { eventId: 'eo11_evt_1', beneId: seed.beneficiaries.verified, amount: 120 };

@@ -1,26 +1,16 @@
 /**
  * End to end in real n8n: the package is packed and installed the way n8n installs community
- * packages, then every example workflow is imported and executed by the n8n CLI against the
- * sandbox. This proves that every runtime import (zod included) resolves inside n8n.
+ * packages, then the examples started by hand (the CSV batch, the reconciliation template) are
+ * imported and executed by the n8n CLI against the sandbox. This proves that every runtime import
+ * (zod included) resolves inside n8n. The examples started by a webhook, a schedule or a trigger
+ * run published, as in production: examplesPublished.test.ts (and incidentLoop.test.ts).
  */
 import { example, expectRun, n8n, runWithCli, suiteN8n } from '../helpers/e2e';
-import type { SuiteN8n } from '../helpers/e2e';
+import type { Json, SuiteN8n, Workflow } from '../helpers/e2e';
 import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
-
-/** The editor starts these from a schedule or a webhook; the CLI needs a Manual Trigger. */
-function withManualTrigger<T extends { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> }>(workflow: T, triggerName: string, output?: Record<string, unknown>): T {
-	const nodes = workflow.nodes.map((node) =>
-		node.name === triggerName ? { id: node.id, name: triggerName, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: node.position, parameters: {} } : node,
-	);
-	if (!output) return { ...workflow, nodes };
-	// Stand in for what the trigger would have received (the webhook's query string).
-	const stand = { id: 'stand-in', name: 'Webhook Data', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [120, 200], parameters: { mode: 'raw', jsonOutput: JSON.stringify(output), options: {} } };
-	const connections = { ...workflow.connections, [triggerName]: { main: [[{ node: 'Webhook Data', type: 'main', index: 0 }]] }, 'Webhook Data': (workflow.connections as Record<string, unknown>)[triggerName] };
-	return { ...workflow, nodes: [...nodes, stand], connections };
-}
 
 const unknownBeneficiary = {
 	id: 'payoutsE2eError',
@@ -40,13 +30,7 @@ let sandbox: Sandbox;
 beforeAll(async () => {
 	suite = await suiteN8n({
 		name: 'e2e-examples',
-		workflows: [
-			withManualTrigger(example('incident-check'), 'Every 15 Minutes'),
-			example('paylink-status'),
-			example('csv-batch-payouts'),
-			withManualTrigger(example('oauth-callback'), 'OAuth Redirect URL', { query: { auth_code: seed.authCodes[3] } }),
-			unknownBeneficiary,
-		],
+		workflows: [example('csv-batch-payouts'), example('reconcile-dashboard'), unknownBeneficiary],
 	});
 	sandbox = suite.sandbox;
 });
@@ -62,22 +46,6 @@ async function execute(id: string, code = 0) {
 	expectRun(run, { code }, sandbox);
 	return run;
 }
-
-test('scheduled incident check: one notification message per unresolved incident of today', async () => {
-	const { output } = await execute('payoutsIncidentCheck');
-	const incidents = output('Unresolved Incidents');
-	expect(incidents.length).toBeGreaterThan(0);
-	expect(incidents.every((incident) => incident.isResolved === false)).toBe(true);
-	const messages = output('Notification Message');
-	expect(messages).toHaveLength(incidents.length);
-	expect(messages[0].message).toMatch(/^Bank incident: .+ \(.+\), [A-Z]+ transfers affected since \d{4}-\d{2}-\d{2}T.+Z, impact (LOW|MEDIUM|HIGH)/);
-	expect(n8nTypesUsed(sandbox)).toEqual(['GET /payout/v1/incidents']);
-});
-
-test('paylink status into a notification message', async () => {
-	const { output } = await execute('payoutsPaylinkStatus');
-	expect(output('Notification Message')).toEqual([{ message: `Paylink ${seed.paylinks.active} is ACTIVE: https://payouts.example.com/paylink/paylink_active_1` }]);
-});
 
 test('batch payouts from CSV: read by Extract From File (quoted commas, CRLF), every row routed by its status, the bad row does not stop the batch', async () => {
 	const { output } = await execute('payoutsCsvBatch');
@@ -97,19 +65,105 @@ test('batch payouts from CSV: read by Extract From File (quoted commas, CRLF), e
 	expect(sandbox.state().transfers.map((transfer) => transfer.transferId).sort()).toEqual(['nov_payout_0001', 'nov_payout_0003', 'nov_payout_0004', 'nov_payout_0005']);
 });
 
-test('OAuth callback: the code from the redirect is exchanged for a token', async () => {
-	const { output } = await execute('payoutsOAuthCallback');
-	const [connected] = output('Connected');
-	expect(connected.message).toMatch(/^Connected: verification verification_\d+, token valid until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-	expect(sandbox.state().usedAuthCodes).toEqual([seed.authCodes[3]]);
-});
-
 test('an error stops the run with exit code 1 and the mapped error: name, message, httpCode', async () => {
 	const { error } = await execute('payoutsE2eError', 1);
 	expect(error).toMatchObject({ name: 'NodeApiError', message: 'Beneficiary does not exist [item 0]', httpCode: '404' });
 	expect(error?.description).toContain("No beneficiary has this 'Beneficiary ID'");
 });
 
-function n8nTypesUsed(service: Sandbox) {
-	return [...new Set(service.requests().map((request) => `${request.method} ${request.path}`))];
-}
+describe("the reconciliation template (a run's output against the dashboard's export)", () => {
+	type Row = { transferId: string; status: string };
+	/** The template with a run's rows in Run Output and an export's text in Dashboard Export, as a user puts theirs. */
+	const withData = (template: Workflow, rows: Row[], exported: string): Workflow => ({
+		...template,
+		nodes: template.nodes.map((node) => {
+			if (node.name === 'Run Output') return { ...node, parameters: { ...(node.parameters as Json), jsonOutput: JSON.stringify({ rows }) } };
+			if (node.name !== 'Dashboard Export') return node;
+			const parameters = node.parameters as { assignments: { assignments: Json[] } };
+			return { ...node, parameters: { ...parameters, assignments: { assignments: [{ ...parameters.assignments.assignments[0], value: exported }] } } };
+		}),
+	});
+	/** The template's own sample run. */
+	const sample = JSON.parse(String((example('reconcile-dashboard').nodes.find((node) => node.name === 'Run Output')?.parameters as Json).jsonOutput)) as { rows: Row[] };
+	/** Each list's rows as [Transfer ID, the run's status, the dashboard's], by Transfer ID (Merge puts matched rows first). */
+	const lists = (output: (node: string) => Json[]) => {
+		const rows = (node: string) => output(node).map((item) => [String(item.transferId), String(item.status), String(item.dashboardStatus)]).sort((a, b) => a[0].localeCompare(b[0]));
+		return { reportedPaidNotOnDashboard: rows('Reported Paid, Not Paid on Dashboard'), inDoubt: rows('In Doubt'), paidOnDashboardOnly: rows('Paid on Dashboard Only'), matches: rows('Matches') };
+	};
+
+	test('as shipped: its sample (example 3\'s run, one row reversed on the dashboard) sorted into the four lists', async () => {
+		const { output } = await execute('payoutsReconcile');
+		expect(lists(output)).toEqual({
+			reportedPaidNotOnDashboard: [['nov_payout_0003', 'SUCCESS', 'FAILED']],
+			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'PENDING']],
+			paidOnDashboardOnly: [],
+			matches: [
+				['nov_payout_0001', 'SUCCESS', 'SUCCESS'],
+				['nov_payout_0002', 'ERROR', 'NOT_FOUND'],
+				['nov_payout_0004', 'PENDING', 'PENDING'],
+			],
+		});
+		expect(output('In Doubt')[0].settle).toMatch(/^Paid on the dashboard \(PENDING\): it is paid; never pay it again/);
+	});
+
+	test('an export with no transfers at all (only its header): every row the run reported paid is listed, none lost', async () => {
+		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), sample.rows, sandbox.dashboardCsv())]);
+		const { output } = await execute('payoutsReconcile');
+		expect(lists(output)).toEqual({
+			reportedPaidNotOnDashboard: [
+				['nov_payout_0001', 'SUCCESS', 'NOT_FOUND'],
+				['nov_payout_0003', 'SUCCESS', 'NOT_FOUND'],
+				['nov_payout_0004', 'PENDING', 'NOT_FOUND'],
+			],
+			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'NOT_FOUND']],
+			paidOnDashboardOnly: [],
+			matches: [['nov_payout_0002', 'ERROR', 'NOT_FOUND']],
+		});
+	});
+
+	test("a real run's output against the sandbox's export: every row where the ledger puts it", async () => {
+		const batch = await execute('payoutsCsvBatch');
+		// Two rows the run and the service disagree on: one the run reports paid that the service
+		// never booked (a row edited by hand), one the run refused that was paid from elsewhere.
+		const outside = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${seed.credentials.accessToken}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ beneId: seed.beneficiaries.verified2, amount: 42, transferId: 'nov_payout_0007', transferMode: 'banktransfer' }),
+		});
+		expect(outside.status).toBe(200);
+		const run: Row[] = [
+			...['Paid', 'Pending', 'Needs a Check', 'Not Sent'].flatMap((node) => batch.output(node).map((item) => ({ transferId: String(item.transferId), status: String(item.status) }))),
+			{ transferId: 'nov_payout_0006', status: 'SUCCESS' },
+			{ transferId: 'nov_payout_0007', status: 'ERROR' },
+		].sort((a, b) => a.transferId.localeCompare(b.transferId));
+		const exported = await (await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`)).text();
+
+		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), run, exported)]);
+		const { output } = await execute('payoutsReconcile');
+
+		// The judge: the sandbox's ledger, read by the rule the template documents.
+		const booked = new Map(sandbox.state().transfers.map((transfer) => [transfer.transferId, transfer.status === 'UNKNOWN' ? 'PENDING' : transfer.status]));
+		const dashboard = (id: string) => booked.get(id) ?? 'NOT_FOUND';
+		const paidThere = (id: string) => ['SUCCESS', 'PENDING'].includes(dashboard(id));
+		const expected = { reportedPaidNotOnDashboard: [] as string[][], inDoubt: [] as string[][], paidOnDashboardOnly: [] as string[][], matches: [] as string[][] };
+		for (const { transferId, status } of run) {
+			const entry = [transferId, status, dashboard(transferId)];
+			if (['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(status)) (paidThere(transferId) ? expected.matches : expected.reportedPaidNotOnDashboard).push(entry);
+			else if (['UNKNOWN', 'ALREADY_EXISTS'].includes(status)) expected.inDoubt.push(entry);
+			else (paidThere(transferId) ? expected.paidOnDashboardOnly : expected.matches).push(entry);
+		}
+		expect(lists(output)).toEqual(expected);
+		// What that is here, in words: the ledger's view of example 3's run and the two rows above.
+		expect(lists(output)).toEqual({
+			reportedPaidNotOnDashboard: [['nov_payout_0006', 'SUCCESS', 'NOT_FOUND']],
+			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'PENDING']],
+			paidOnDashboardOnly: [['nov_payout_0007', 'ERROR', 'SUCCESS']],
+			matches: [
+				['nov_payout_0001', 'SUCCESS', 'SUCCESS'],
+				['nov_payout_0002', 'ERROR', 'NOT_FOUND'],
+				['nov_payout_0003', 'SUCCESS', 'SUCCESS'],
+				['nov_payout_0004', 'PENDING', 'PENDING'],
+			],
+		});
+	});
+});

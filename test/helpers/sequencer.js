@@ -22,6 +22,7 @@ const MEASURED = {
 	'test/browser/editor.test.ts': 151,
 	'test/e2e/scale.test.ts': 120,
 	'test/e2e/exactlyOnce.test.ts': 91,
+	'test/e2e/examplesPublished.test.ts': 115,
 	'test/e2e/incidentLoop.test.ts': 66,
 	'test/e2e/install.test.ts': 32,
 	'test/e2e/settle.test.ts': 25,

@@ -229,3 +229,125 @@ test('every heading of the README before the split is a heading of the README or
 	const headings = new Set(pages.flatMap(headingsOf));
 	expect(HEADINGS_BEFORE_THE_SPLIT.filter((heading) => !headings.has(heading))).toEqual([]);
 });
+
+/**
+ * The examples are what users copy (issue 35): every webhook that can move money authenticates its
+ * caller with n8n's own Webhook authentication; every example explains itself on the canvas, and
+ * docs/examples.md has a section for it with the sticky notes' words.
+ */
+type ExampleNode = { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, unknown> };
+type Example = { id: string; name: string; nodes: ExampleNode[]; file: string };
+const examples: Example[] = readdirSync(path.join(root, 'examples'))
+	.filter((file) => file.endsWith('.json'))
+	.sort()
+	.map((file) => ({ ...(JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as Omit<Example, 'file'>), file }));
+const examplesPage = readFileSync(path.join(root, 'docs', 'examples.md'), 'utf8');
+
+/** Which credential each of n8n's Webhook authentications reads. */
+const WEBHOOK_AUTHENTICATIONS: Record<string, string> = { headerAuth: 'httpHeaderAuth', jwtAuth: 'jwtAuth', basicAuth: 'httpBasicAuth' };
+/**
+ * Webhooks a user's browser calls by following a redirect: it can send no header or JWT (and Basic
+ * Auth would ask every user for a password), so they have none, on purpose, and docs/examples.md
+ * says why. Allowed only for a GET that answers through Respond to Webhook (never "the last node's
+ * output"), in a workflow that moves no money and never answers with an access token.
+ */
+const BROWSER_REDIRECTS: Record<string, string> = { payoutsOAuthCallback: 'OAuth Redirect URL' };
+
+/** What is wrong with a workflow's webhooks: one line per webhook without authentication. */
+function unauthenticatedWebhooks(workflow: Pick<Example, 'id' | 'nodes'>): string[] {
+	const problems: string[] = [];
+	for (const node of workflow.nodes.filter((entry) => entry.type === 'n8n-nodes-base.webhook')) {
+		const parameters = node.parameters ?? {};
+		const authentication = String(parameters.authentication ?? 'none');
+		const credential = WEBHOOK_AUTHENTICATIONS[authentication];
+		if (credential) {
+			if (!node.credentials?.[credential]) problems.push(`${workflow.id}/${node.name}: ${authentication} without a '${credential}' credential`);
+			continue;
+		}
+		if (BROWSER_REDIRECTS[workflow.id] !== node.name) {
+			problems.push(`${workflow.id}/${node.name}: no authentication (${authentication})`);
+			continue;
+		}
+		const answers = workflow.nodes.filter((entry) => entry.type === 'n8n-nodes-base.respondToWebhook');
+		if (authentication !== 'none' || (parameters.httpMethod ?? 'GET') !== 'GET' || parameters.responseMode !== 'responseNode' || answers.length === 0) problems.push(`${workflow.id}/${node.name}: a browser redirect must be a GET answered by Respond to Webhook, with authentication 'none' said outright`);
+		if (workflow.nodes.some((entry) => entry.type === 'n8n-nodes-payouts.payoutsTransfer')) problems.push(`${workflow.id}/${node.name}: a browser redirect without authentication in a workflow that moves money`);
+		if (answers.some((entry) => /access_token/.test(JSON.stringify(entry.parameters)))) problems.push(`${workflow.id}/${node.name}: answers the browser with the access token`);
+	}
+	return problems;
+}
+
+/** The part of docs/examples.md under the heading that names `file`, to the next heading of its level. */
+function sectionOf(file: string): string {
+	const lines = prose(path.join(root, 'docs', 'examples.md'), examplesPage);
+	const start = lines.findIndex((line) => /^## /.test(line) && line.includes(`examples/${file}`));
+	if (start < 0) return '';
+	const end = lines.findIndex((line, index) => index > start && /^## /.test(line));
+	return lines.slice(start, end < 0 ? undefined : end).join('\n');
+}
+
+/** The blockquotes of a text, each without its "> ". */
+function blockquotes(text: string): string[] {
+	const quotes: string[] = [];
+	let current: string[] | undefined;
+	for (const line of text.split('\n')) {
+		if (/^>/.test(line)) (current ??= []).push(line.replace(/^> ?/, ''));
+		else if (current) {
+			quotes.push(current.join('\n'));
+			current = undefined;
+		}
+	}
+	if (current) quotes.push(current.join('\n'));
+	return quotes;
+}
+
+/** A sticky note's words as docs/examples.md quotes them: its "## Title" line in bold, then a blank line. */
+const quotedSticky = (content: string) => content.replace(/^## (.+)\n/, '**$1**\n\n');
+
+test('the examples checked are every file under examples/', () => {
+	expect(examples.map((example) => example.file)).toEqual(expect.arrayContaining(['event-payout.json', 'oauth-callback.json', 'reconcile-dashboard.json']));
+	expect(examples.length).toBe(readdirSync(path.join(root, 'examples')).length);
+});
+
+test("no example's webhook lacks authentication: n8n's Header Auth, JWT or Basic Auth with its credential, or a browser redirect that moves no money and never answers with the token", () => {
+	expect(examples.flatMap(unauthenticatedWebhooks)).toEqual([]);
+	// Every webhook that starts a payout has Header Auth or JWT.
+	for (const example of examples.filter((entry) => entry.nodes.some((node) => node.type === 'n8n-nodes-payouts.payoutsTransfer'))) {
+		for (const webhook of example.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook')) expect([example.id, webhook.parameters?.authentication]).toEqual([example.id, expect.stringMatching(/^(headerAuth|jwtAuth)$/)]);
+	}
+});
+
+test('the webhook check finds what it is for (so its silence means something)', () => {
+	const hook = (parameters: Record<string, unknown>, credentials?: Record<string, unknown>): ExampleNode => ({ name: 'Hook', type: 'n8n-nodes-base.webhook', parameters, credentials });
+	const pay: ExampleNode = { name: 'Pay', type: 'n8n-nodes-payouts.payoutsTransfer' };
+	const answer = (body: string): ExampleNode => ({ name: 'Answer', type: 'n8n-nodes-base.respondToWebhook', parameters: { responseBody: body } });
+	expect(unauthenticatedWebhooks({ id: 'x', nodes: [hook({ httpMethod: 'POST' }), pay] })).toEqual(['x/Hook: no authentication (none)']);
+	expect(unauthenticatedWebhooks({ id: 'x', nodes: [hook({ authentication: 'headerAuth' })] })).toEqual(["x/Hook: headerAuth without a 'httpHeaderAuth' credential"]);
+	expect(unauthenticatedWebhooks({ id: 'x', nodes: [hook({ authentication: 'jwtAuth' }, { jwtAuth: { id: '1' } })] })).toEqual([]);
+	const redirect = { ...hook({ authentication: 'none', responseMode: 'responseNode' }), name: 'OAuth Redirect URL' };
+	expect(unauthenticatedWebhooks({ id: 'payoutsOAuthCallback', nodes: [redirect, answer('={{ $json.message }}')] })).toEqual([]);
+	expect(unauthenticatedWebhooks({ id: 'payoutsOAuthCallback', nodes: [redirect, answer('={{ $json.access_token }}'), pay] })).toEqual([
+		'payoutsOAuthCallback/OAuth Redirect URL: a browser redirect without authentication in a workflow that moves money',
+		'payoutsOAuthCallback/OAuth Redirect URL: answers the browser with the access token',
+	]);
+	expect(unauthenticatedWebhooks({ id: 'payoutsOAuthCallback', nodes: [{ ...redirect, parameters: { responseMode: 'lastNode' } }] })).toEqual([
+		"payoutsOAuthCallback/OAuth Redirect URL: a browser redirect must be a GET answered by Respond to Webhook, with authentication 'none' said outright",
+	]);
+});
+
+test.each(examples.map((example) => [example.file, example] as const))('%s: sticky notes on the canvas, and a section of docs/examples.md that quotes them', (file, example) => {
+	const stickies = example.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => String(node.parameters?.content));
+	expect(stickies.length).toBeGreaterThanOrEqual(2);
+	for (const content of stickies) expect(content).toMatch(/^## .+\n/);
+	const section = sectionOf(file);
+	expect(section).not.toBe('');
+	const quoted = blockquotes(section);
+	expect(stickies.map(quotedSticky).filter((words) => !quoted.includes(words))).toEqual([]);
+});
+
+test("the webhook examples' key, as npm start creates it, is the one docs/examples.md names as a demo to change", () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { EVENT_SENDER } = require('../../scripts/n8n.js') as { EVENT_SENDER: { id: string; name: string; header: string; value: string } };
+	for (const words of [EVENT_SENDER.name, EVENT_SENDER.header, EVENT_SENDER.value]) expect(examplesPage).toContain(words);
+	const event = examples.find((example) => example.id === 'payoutsEventPayout');
+	expect(event?.nodes.find((node) => node.type === 'n8n-nodes-base.webhook')?.credentials).toEqual({ httpHeaderAuth: { id: EVENT_SENDER.id, name: EVENT_SENDER.name } });
+});

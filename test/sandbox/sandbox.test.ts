@@ -360,6 +360,22 @@ describe('the service', () => {
 		}
 	});
 
+	test('a paylink paid or expired over HTTP: the status lookup answers its new status; an unknown id creates one; reset restores the seed', async () => {
+		const control = (body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/paylinks`, { method: 'POST', body: JSON.stringify(body) });
+		const lookUp = async (paylinkId: string) => (await send(sandbox, { method: 'GET', path: '/payout/v1/getPaylinkStatus', query: { paylinkId } })).body?.data;
+		const paid = (await (await control({ paylinkId: seed.paylinks.active, paylinkStatus: 'PAID' })).json()) as Record<string, unknown>;
+		expect(paid).toEqual({ paylinkId: seed.paylinks.active, paylinkStatus: 'PAID', referenceId: 880011, paylinkLink: 'https://payouts.example.com/paylink/paylink_active_1' });
+		expect(await lookUp(seed.paylinks.active)).toEqual(paid);
+		const created = (await (await control({ paylinkId: 'PAYLINK_NEW_7' })).json()) as Record<string, unknown>;
+		expect(created).toEqual({ paylinkId: 'PAYLINK_NEW_7', paylinkStatus: 'ACTIVE', referenceId: 880014, paylinkLink: 'https://payouts.example.com/paylink/paylink_new_7' });
+		expect(sandbox.setPaylink({ paylinkId: 'PAYLINK_NEW_7', paylinkStatus: 'EXPIRED' })).toMatchObject({ paylinkStatus: 'EXPIRED', referenceId: 880014 });
+		expect((await control({ paylinkStatus: 'PAID' })).status).toBe(400);
+		expect((await control([1])).status).toBe(400);
+		sandbox.reset();
+		expect(await lookUp(seed.paylinks.active)).toMatchObject({ paylinkStatus: 'ACTIVE' });
+		expect((await send(sandbox, { method: 'GET', path: '/payout/v1/getPaylinkStatus', query: { paylinkId: 'PAYLINK_NEW_7' } })).status).toBe(404);
+	});
+
 	test("the dashboard's CSV export lists every booked transfer once, with its status; refused ones are not there", async () => {
 		await send(sandbox, transfer('dash_1', 150));
 		await send(sandbox, transfer('dash_1', 150));
