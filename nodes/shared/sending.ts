@@ -166,10 +166,15 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 		record.refused(entry.index);
 		return { failure: claim.attempt > 1 ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
 	}
-	if (resent) {
-		// A re-send refused says nothing of the earlier request, which may have paid.
+	// A refusal of a re-send says nothing of the earlier request, which may have paid.
+	const earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
+	if (earlier === 'unanswered') {
 		record.inDoubt(entry.index);
 		return { failure: refusedResend(entry, failure) };
+	}
+	if (earlier === 'paid') {
+		record.inDoubt(entry.index);
+		return { items: [alreadySubmitted(entry, { service: { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message } })] };
 	}
 	record.refused(entry.index);
 	return outcome;
@@ -267,8 +272,8 @@ function refusedResend(entry: Planned, refusal: Failure): Failure {
 	const transferId = String(entry.params.transferId);
 	return {
 		...refusal,
-		message: `The outcome of the transfer is unknown: this run sent it again after no clear answer came, and the second request was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
-		hint: `${refusal.hint} The first request may have paid: once that is fixed, run the row again with Transfer ID ${transferId}; the service then says whether it holds it.`,
+		message: `The outcome of the transfer is unknown: this node sent it before without a clear answer, and sending it again was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
+		hint: `${refusal.hint} The earlier request may have paid: once that is fixed, run the row again with Transfer ID ${transferId}; the service then says whether it holds it. Never give it a new Transfer ID before you know.`,
 		status: 'UNKNOWN',
 		retryable: false,
 	};

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The examples that start from a webhook, a schedule or a trigger, published in real n8n (the
  * package installed the community-package way, the credentials `npm start` imports) and called or

@@ -55,12 +55,15 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 
 	test.each(errorTriggers.map((row) => [row.id, row] as const))('%s', async (_, row) => {
 		if (/transfer id already exists/i.test(row.message)) {
-			// This node never sent a transfer with this Transfer ID: not an error of the row, and not paid.
-			const { items, error } = await runNode(nodeFor(row), [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
-			expect(error).toBeUndefined();
-			expect(items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', subCode: row.subCode, message: expect.stringMatching(/transfer id already exists/i) });
-			expect(items[0].json.hint).toMatch(/Look it up in the dashboard/);
-			expect(items[0].json.hint).not.toMatch(/^.*use a new/i);
+			// This node never sent a transfer with this Transfer ID: ALREADY_EXISTS, which needs a person,
+			// stops the run as an error does (never a successful run the next step takes for paid).
+			const direct = await runNode(nodeFor(row), [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
+			expect(direct.error).toMatchObject({ name: 'NodeApiError', httpCode: row.subCode, errorResponse: { status: 'ALREADY_EXISTS', message: expect.stringMatching(/transfer id already exists/i) } });
+			expect(direct.error?.description).toMatch(/^Not paid by this run\. Look Transfer ID \w+ up in the dashboard/);
+			expect(direct.error?.description).not.toMatch(/^.*use a new/i);
+			// Under Continue, the row comes out with its status, as every row does.
+			const continued = await runNode({ ...nodeFor(row), continueOnFail: true }, [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
+			expect(continued.items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', subCode: row.subCode, message: expect.stringMatching(/transfer id already exists/i) });
 			expect(service.sandbox.state().transfers).toEqual([]);
 			return;
 		}

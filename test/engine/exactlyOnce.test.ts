@@ -8,8 +8,10 @@
  * the service to refuse them.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { runNode, runWorkflow, payoutsNode, stopEngineTimers } from '../helpers/engine';
+import { store } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 afterAll(stopEngineTimers);
@@ -43,14 +45,13 @@ function expectPaidOnce(expected: Array<{ amount: number }>) {
 beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
 
 describe("n8n's Retry On Fail", () => {
-	test('answered rows are not sent again; the one without an answer is re-sent with its Transfer ID', async () => {
+	test('answered rows are not sent again; the one without an answer is re-sent with its Transfer ID, and the service holding it is not taken for paid', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'rof_3' }, times: 1 }] });
-		const { items, error } = await runNode(standard({ retryOnFail: true, maxTries: 2 }), [row('rof_1'), row('rof_2'), row('rof_3')], service.credentials());
-		expect(error).toBeUndefined();
-		expect(statuses(items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
-		// The first run's answers, with their bank references, for the rows this process saw answered.
-		expect(items[0].json).toMatchObject({ firstStatus: 'SUCCESS', referenceId: expect.any(String), utr: expect.stringMatching(/^UTR/) });
-		expect(items[2].json.message).toMatch(/already exists/i);
+		const { error } = await runNode(standard({ retryOnFail: true, maxTries: 2 }), [row('rof_1'), row('rof_2'), row('rof_3')], service.credentials());
+		// The retry re-sent rof_3 with its Transfer ID, and the service refused the repeat: it holds
+		// rof_3, which says nothing of its money. The two answered rows were not sent again.
+		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: the service holds Transfer ID rof_3 from this node's earlier request, which had no clear answer \[item 2\]$/);
+		expect(error?.description).toMatch(/in the dashboard: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID/);
 		expect(sentIds()).toEqual(['rof_1', 'rof_2', 'rof_3', 'rof_3']);
 		expect(ledger().map((transfer) => transfer.transferId)).toEqual(['rof_1', 'rof_2', 'rof_3']);
 	});
@@ -144,15 +145,16 @@ describe('a weekly top-up keyed by its week (report 2)', () => {
 });
 
 describe('evidence is not erased by a refused re-send (report 3)', () => {
-	test('a standard transfer whose answer was lost, then a re-send refused (token expired), then a run with a valid token: paid once, never "use a new Transfer ID"', async () => {
+	test('a standard transfer whose answer was lost, then a re-send refused (token expired), then a run with a valid token: paid once, in doubt until the dashboard is read, never "use a new Transfer ID"', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const lost = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials(), { executionId: 'r3-1' });
 		expect(lost.items[0].json.status).toBe('UNKNOWN');
 		const refused = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials({ accessToken: 'expired-token-value' }), { executionId: 'r3-2' });
-		expect(refused.items[0].json).toMatchObject({ status: 'UNKNOWN', subCode: '403', error: expect.stringMatching(/this node sent it before, and sending it again was refused: Token is not valid/) });
+		expect(refused.items[0].json).toMatchObject({ status: 'UNKNOWN', subCode: '403', error: expect.stringMatching(/this node sent it before without a clear answer, and sending it again was refused: Token is not valid/) });
 		expect(String(refused.items[0].json.hint)).toMatch(/The earlier request may have paid/);
+		// The service holds it: that is not evidence of money (it may have failed at the bank).
 		const settled = await runNode(standard({ continueOnFail: true }), [row('lost_then_403')], service.credentials(), { executionId: 'r3-3' });
-		expect(settled.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', message: expect.stringMatching(/already exists/i) });
+		expect(settled.items[0].json).toMatchObject({ status: 'UNKNOWN', message: expect.stringMatching(/already exists/i), error: expect.stringMatching(/the service holds Transfer ID lost_then_403/) });
 		expect(JSON.stringify([lost.items, refused.items, settled.items])).not.toMatch(/new Transfer ID'? for a new|use a new 'Transfer ID'/);
 		expectPaidOnce([{ amount: 100 }]);
 	});
@@ -218,11 +220,13 @@ describe('Transfer IDs within one batch', () => {
 		await runNode(standard(), [row('mine_1')], service.credentials());
 		const again = await runNode(standard(), [row('mine_1')], service.credentials());
 		expect(again.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId: 'mine_1' });
-		// Another transfer's Transfer ID, and this node's own with other values: not paid, look it up.
+		// Another transfer's Transfer ID, and this node's own with other values: not paid, and a person
+		// must look it up, so the run stops as on an error (or the row comes out under Continue).
 		for (const other of [row(seed.existingTransferId), row('mine_1', 250)]) {
-			const { items, error } = await runNode(standard(), [other], service.credentials());
-			expect(error).toBeUndefined();
-			expect(items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', hint: expect.stringMatching(/Look it up in the dashboard/) });
+			const { error } = await runNode(standard(), [other], service.credentials());
+			expect(error).toMatchObject({ errorResponse: { status: 'ALREADY_EXISTS' }, description: expect.stringMatching(/^Not paid by this run\. Look Transfer ID \w+ up in the dashboard/) });
+			const { items } = await runNode(standard({ continueOnFail: true }), [other], service.credentials());
+			expect(items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', transferId: other.transferId });
 		}
 		expectPaidOnce([{ amount: 100 }]);
 	});
@@ -233,11 +237,22 @@ describe('Dry Run says what a real run would do', () => {
 		await runNode(internal(), [topUp(61, 'dry-paid')], service.credentials());
 		await runNode(standard(), [row('dry_std_paid')], service.credentials());
 		service.sandbox.clearRequests();
+		// The real runs' last writes land before the dry runs begin.
+		await sleep(200);
+		const callsBefore = store.calls.length;
 		const internalDry = await runNode(internal({}, { dryRun: true }), [topUp(61, 'dry-paid'), topUp(62, 'dry-new')], service.credentials());
-		expect(internalDry.items.map((item) => item.json.realRun)).toEqual(['would not send: ALREADY_SUBMITTED (sent before and answered)', 'would send']);
+		expect(internalDry.items.map((item) => item.json.realRun)).toEqual([
+			"would not send: ALREADY_SUBMITTED (this n8n holds the service's answer SUCCESS to these values)",
+			'would send, unless this node sent this Transfer ID before: a real run looks it up in its record first (a Dry Run writes nothing there)',
+		]);
 		const standardDry = await runNode(standard({}, { dryRun: true }), [row('dry_std_paid'), row('dry_std_new')], service.credentials());
-		expect(standardDry.items.map((item) => item.json.realRun)).toEqual(['would not send: ALREADY_SUBMITTED (sent before and answered)', 'would send']);
+		expect(standardDry.items.map((item) => item.json.realRun)).toEqual([
+			"would not send: ALREADY_SUBMITTED (this n8n holds the service's answer SUCCESS to these values)",
+			'would send with this Transfer ID: the service refuses it if it has it already (ALREADY_SUBMITTED where this node was answered)',
+		]);
 		expect(service.sandbox.requests()).toEqual([]);
+		// The dry runs called n8n's store not once: nothing recorded, nothing evicted.
+		expect(store.calls.slice(callsBefore)).toEqual([]);
 		// The dry run recorded nothing: the new rows are paid by a real run.
 		const real = await runNode(internal(), [topUp(62, 'dry-new')], service.credentials());
 		expect(real.items[0].json.status).toBe('SUCCESS');

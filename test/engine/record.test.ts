@@ -1,18 +1,17 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it waits with Node's timers); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
  * The node's record of sent transfers (nodes/shared/record/) in n8n's engine, against the
- * sandbox's ledger, with n8n 2.41's processed-data store in memory (test/helpers/processedData.ts):
- * what a crash or Stop leaves, settling rows in doubt from the dashboard (Options > Dashboard
- * Status), another process writing the same row, and a record that cannot be written. The
- * promises of docs/safety.md: paid at most once, reported paid only on the evidence of the row's
- * own request, a row never sent never called sent, evidence never erased by what came later.
+ * sandbox's ledger, with the simulator's model of n8n 2.41's processed-data store
+ * (test/helpers/processedData.ts): what a crash, Stop or a refusal leaves, settling rows in doubt
+ * from the dashboard (Options > Dashboard Status), and a record that cannot be written, in one n8n
+ * process. What other processes writing the same row do is the simulator's (test/simulator).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { fingerprint } from '../../nodes/shared/record';
 import { marks } from '../../nodes/shared/record/marks';
 import { runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { breakProcessedData, forgetProcessedValues, holdNextCall, overwriteNextCalls, processedDataHas, recordProcessedData, storeCalls } from '../helpers/processedData';
+import { breakProcessedData, store } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
 
 jest.setTimeout(120_000);
@@ -57,12 +56,12 @@ function dashboardStatusOf(transferId: unknown): string {
 /** The marks an internal transfer leaves when n8n died with its request in flight. */
 function inFlightWhenKilled(transferId: string, body: IDataObject) {
 	const print = fingerprint('internalTransfer', body);
-	recordProcessedData(workflowIdOfTest(), NODE, [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)]);
+	store.seed(workflowIdOfTest(), NODE, [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)]);
 }
 
 beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
 
-describe('what a crash or Stop leaves', () => {
+describe('what a crash, Stop or a refusal leaves', () => {
 	test('an internal transfer in flight when n8n died reads UNKNOWN, is never sent again on a guess, and is settled from the dashboard', async () => {
 		const [row] = topUps(1, 'killed');
 		const { items: dry } = await runNode(internal({ dryRun: true }), [row], service.credentials());
@@ -81,7 +80,7 @@ describe('what a crash or Stop leaves', () => {
 
 	test('a standard transfer in flight when n8n died is sent again with its Transfer ID: the service answers for it', async () => {
 		const [row] = paid(1, 'killed_std');
-		recordProcessedData(workflowIdOfTest(), NODE, [marks.sent(row.transferId, fingerprint('standardTransfer', { beneId: row.beneId, amount: 1, transferId: row.transferId, transferMode: 'banktransfer' }))]);
+		store.seed(workflowIdOfTest(), NODE, [marks.sent(row.transferId, fingerprint('standardTransfer', { beneId: row.beneId, amount: 1, transferId: row.transferId, transferMode: 'banktransfer' }))]);
 		const { items } = await runNode(standard(), [row], service.credentials());
 		expect(items[0].json).toMatchObject({ status: 'SUCCESS', transferId: row.transferId });
 		expect(posts()).toHaveLength(1);
@@ -117,12 +116,24 @@ describe('what a crash or Stop leaves', () => {
 		expect(new Set(ids).size).toBe(ids.length);
 		expect(ledger().length).toBeGreaterThanOrEqual(rows.length - (counts.UNKNOWN ?? 0));
 	});
+
+	test('a top-up the service refused clearly is not in doubt: once the cause is fixed, the same row is paid by a re-run', async () => {
+		const [row] = topUps(1, 'refused');
+		service.sandbox.configure({ faults: [{ fault: 'replay', status: 404, body: JSON.stringify({ status: 'ERROR', subCode: '404', message: 'Recharge Account not found' }), times: 1 }] });
+		const refused = await runNode(internal({}, { continueOnFail: true }), [row], service.credentials());
+		expect(refused.items[0].json).toMatchObject({ status: 'ERROR', subCode: '404' });
+		// Fixed (the account is set up again): the same Transfer ID, from the same key, is sent again and paid once.
+		const paidNow = await runNode(internal(), [row], service.credentials());
+		expect(paidNow.items[0].json).toMatchObject({ status: 'SUCCESS', transferId: refused.items[0].json.transferId });
+		expect(posts()).toHaveLength(2);
+		expectEachPaidOnce([row.amount]);
+	});
 });
 
 /** Waits until the node's background writes (after a Stop) are done: no store call for 200 ms. */
 async function settledStore() {
-	for (let last = -1; last !== storeCalls.length; ) {
-		last = storeCalls.length;
+	for (let last = -1; last !== store.calls.length; ) {
+		last = store.calls.length;
 		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
 }
@@ -154,7 +165,7 @@ describe("Options > Dashboard Status: rows in doubt settled as data, in the dash
 		expect(statusCount(again.items)).toEqual({ ALREADY_SUBMITTED: 300 });
 	});
 
-	test('a not-paid status is acted on once: a stale one after another unknown answer is not acted on again', async () => {
+	test('a not-paid status sends a transfer again once: a stale one after another unknown answer is not acted on again', async () => {
 		const [row] = await inDoubt(2, 'stale').then((rows) => rows.slice(1));
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const first = await runNode(internal({}, { continueOnFail: true }), [{ ...row, dashboardStatus: 'FAILED' }], service.credentials());
@@ -167,26 +178,40 @@ describe("Options > Dashboard Status: rows in doubt settled as data, in the dash
 		expectEachPaidOnce([1, row.amount]);
 	});
 
-	test("a mistaken 'paid' can be corrected by the next look; a contradiction of the service's own answer is reported and left alone", async () => {
-		const [mistaken] = await inDoubt(2, 'mistake').then((rows) => rows.slice(1));
-		await runNode(internal(), [{ ...mistaken, dashboardStatus: 'SUCCESS' }], service.credentials());
-		expect(ledger()).toHaveLength(1);
-		const corrected = await runNode(internal(), [{ ...mistaken, dashboardStatus: 'FAILED' }], service.credentials());
-		expect(corrected.items[0].json).toMatchObject({ status: 'SUCCESS', dashboardStatus: 'FAILED' });
+	test('a re-send on the dashboard\'s word that the service refuses clearly does not block the transfer: after the fix a plain run pays it (report 7)', async () => {
+		const [row] = await inDoubt(2, 'blocked').then((rows) => rows.slice(1));
+		// In doubt; then, settled, the service refuses the account (an operator changed it).
+		service.sandbox.configure({ faults: [{ fault: 'replay', status: 404, body: JSON.stringify({ status: 'ERROR', subCode: '404', message: 'Recharge Account not found' }), times: 1 }] });
+		const settled = await runNode(internal({}, { continueOnFail: true }), [{ ...row, dashboardStatus: 'NOT_FOUND' }], service.credentials());
+		expect(settled.items[0].json).toMatchObject({ status: 'ERROR', subCode: '404' });
+		service.sandbox.configure({ faults: [] });
+		const plain = await runNode(internal(), [row], service.credentials());
+		expect(plain.items[0].json).toMatchObject({ status: 'SUCCESS', transferId: row.transferId });
+		expectEachPaidOnce([1, row.amount]);
+	});
+
+	test("the dashboard's paid word is kept; a contradiction of the service's own answer is reported and left alone", async () => {
+		const [inDoubtRow] = await inDoubt(2, 'mistake').then((rows) => rows.slice(1));
+		const settled = await runNode(internal(), [{ ...inDoubtRow, dashboardStatus: 'SUCCESS' }], service.credentials());
+		expect(settled.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', dashboardStatus: 'SUCCESS' });
+		// Read paid from now on, without the status.
+		const later = await runNode(internal(), [inDoubtRow], service.credentials());
+		expect(later.items[0].json.status).toBe('ALREADY_SUBMITTED');
 		// Answered by the service, but the dashboard says FAILED: not sent, the contradiction said.
-		const contradicted = await runNode(internal(), [{ ...mistaken, dashboardStatus: 'FAILED' }], service.credentials());
+		const [answered] = topUps(1, 'answered');
+		await runNode(internal(), [answered], service.credentials());
+		const contradicted = await runNode(internal(), [{ ...answered, dashboardStatus: 'FAILED' }], service.credentials());
 		expect(contradicted.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', dashboardStatusNote: expect.stringMatching(/contradicts the service's answer/), hint: expect.stringMatching(/may have been reversed/) });
-		// The first row of the pair reached the service when it was in doubt; this one is paid once, on the correction.
-		expectEachPaidOnce([1, mistaken.amount]);
+		expect(ledger()).toHaveLength(2);
 	});
 
 	test('entries for rows not in doubt are reported: never sent and the dashboard says paid is ALREADY_EXISTS, not sent; not paid is just sent', async () => {
 		const [claimsPaid, claimsFailed] = topUps(2, 'never');
-		const { items } = await runNode(internal(), [{ ...claimsPaid, dashboardStatus: 'SUCCESS' }, { ...claimsFailed, dashboardStatus: 'failed' }], service.credentials());
+		const { items } = await runNode(internal({}, { continueOnFail: true }), [{ ...claimsPaid, dashboardStatus: 'SUCCESS' }, { ...claimsFailed, dashboardStatus: 'failed' }], service.credentials());
 		expect(items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', dashboardStatus: 'SUCCESS' });
 		expect(items[1].json).toMatchObject({ status: 'SUCCESS', dashboardStatus: 'FAILED', dashboardStatusNote: 'not needed: this node had not sent this transfer before' });
 		expect(posts()).toHaveLength(1);
-		// Nothing recorded for the row not sent: a run without the status pays it.
+		// The row not sent is not in doubt: a run without the status pays it.
 		const later = await runNode(internal(), [claimsPaid], service.credentials());
 		expect(later.items[0].json.status).toBe('SUCCESS');
 	});
@@ -198,54 +223,17 @@ describe("Options > Dashboard Status: rows in doubt settled as data, in the dash
 	});
 });
 
-describe('another process writes the same row (queue mode)', () => {
-	test('a claim another process wrote over is found unconfirmed and claimed again: every row paid once, every claim kept', async () => {
-		overwriteNextCalls(1, (items) => items.length > 5);
-		const rows = topUps(40, 'over');
-		const { items } = await runNode(internal(), rows, service.credentials());
-		expect(statusCount(items)).toEqual({ SUCCESS: 40 });
-		expectEachPaidOnce(rows.map((row) => row.amount));
-		for (const item of items) expect(processedDataHas(marks.id(String(item.json.transferId)))).toBe(true);
-	});
-
-	test('a slow call to the store lengthens the wait before a claim is trusted: twice the slowest recent call', async () => {
-		// Fast calls first: the slow one is then one of many, above their 90th percentile.
-		for (let run = 0; run < 5; run++) await runNode(internal(), topUps(1, `fast-${run}`), service.credentials());
-		expect(storeCalls.filter((call) => call.kind === 'check').length).toBeGreaterThanOrEqual(10);
-		// One call of n8n's database held 400 ms, as a busy n8n's can be (a garbage-collection pause).
-		const slow = holdNextCall(() => true);
-		const first = runNode(internal(), topUps(1, 'slow'), service.credentials());
-		await slow.held;
-		await new Promise((resolve) => setTimeout(resolve, 400));
-		slow.release();
-		expect(statusCount((await first).items)).toEqual({ SUCCESS: 1 });
-
-		const { items } = await runNode(internal(), topUps(1, 'after-slow'), service.credentials());
-		expect(statusCount(items)).toEqual({ SUCCESS: 1 });
-		// The claim's call (its Transfer ID and a token) and the later call that asks for the token.
-		const claimCall = storeCalls.find((call) => call.values?.includes(marks.id(String(items[0].json.transferId))));
-		const token = claimCall?.values?.find((value) => value.startsWith('token:'));
-		const confirmation = storeCalls.find((call) => call !== claimCall && call.startedAt! >= claimCall!.startedAt! && call.values?.includes(token!));
-		expect(token).toBeDefined();
-		expect(confirmation).toBeDefined();
-		expect(confirmation!.startedAt! - claimCall!.endedAt!).toBeGreaterThanOrEqual(2 * 400);
-		expect(posts()).toHaveLength(7);
-	});
-});
-
-test("another process writes the row back as it was (its call read it before ours): what this process wrote is written again, and a forgotten mark brought back is taken for what it is", async () => {
-	const [row] = topUps(1, 'stale');
-	const { items } = await runNode(internal(), [row], service.credentials());
-	const transferId = String(items[0].json.transferId);
-	const print = fingerprint('internalTransfer', { amount: row.amount, rechargeAccount: row.account, transferId });
-	// The late write of a call that read the row before this node's claim and its answer.
-	forgetProcessedValues(workflowIdOfTest(), NODE, [marks.id(transferId), marks.sent(transferId, print)]);
-	recordProcessedData(workflowIdOfTest(), NODE, [marks.open(transferId, print)]);
-	const again = await runNode(internal(), [row], service.credentials());
-	expect(again.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId });
-	expect(posts()).toHaveLength(1);
+test('a Dry Run calls n8n\'s store not once: what it reports comes from what this n8n knows; nothing is written or forgotten (report 1)', async () => {
+	const paidBefore = topUps(30, 'paid-first');
+	await runNode(internal({ concurrency: 5 }), paidBefore, service.credentials());
 	await settledStore();
-	expect([marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)].map(processedDataHas)).toEqual([true, true, false]);
+	const rowBefore = store.row(workflowIdOfTest(), NODE);
+	const callsBefore = store.calls.length;
+	const { items } = await runNode(internal({ dryRun: true, concurrency: 5 }), [...topUps(200, 'dry-new'), ...paidBefore.slice(0, 3)], service.credentials());
+	expect(items).toHaveLength(203);
+	expect(store.calls.slice(callsBefore)).toEqual([]);
+	expect(store.row(workflowIdOfTest(), NODE)).toEqual(rowBefore);
+	expect(posts()).toHaveLength(30);
 });
 
 describe('when the record cannot be written', () => {

@@ -66,11 +66,10 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 });
 
 describe('retries of unknown outcomes reuse the transferId', () => {
-	test('the request reached the service: the retry is refused as a duplicate and reported as ALREADY_SUBMITTED', async () => {
+	test('the request reached the service: the retry is refused as a repeat, and the row stays in doubt (the service holds it; its money is in the dashboard)', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-		const { items, error } = await runNode(standard({ retries: 2 }), [row('retry_after_1')], service.credentials());
-		expect(error).toBeUndefined();
-		expect(items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', transferId: 'retry_after_1', message: expect.stringMatching(/already exists/i) });
+		const { items } = await runNode(standard({ retries: 2 }, { continueOnFail: true }), [row('retry_after_1')], service.credentials());
+		expect(items[0].json).toMatchObject({ status: 'UNKNOWN', transferId: 'retry_after_1', message: expect.stringMatching(/already exists/i), error: expect.stringMatching(/the service holds Transfer ID retry_after_1/) });
 		expect(sentIds()).toEqual(['retry_after_1', 'retry_after_1']);
 		expect(service.sandbox.state().transfers).toHaveLength(1);
 	});

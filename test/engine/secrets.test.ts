@@ -114,7 +114,7 @@ test('a dry run masks the card token and cryptogram but shows the rest of the ex
 		method: 'POST',
 		url: `${service.sandbox.baseUrl}/payout/v1/cardpay`,
 		body: { token: '***', amount: '10', transferId: 'secret_test_0', cardType: 'CREDIT', networkType: 'NETWORK_B', cryptogram: '***', tokenExpiry: '2030-12' },
-		realRun: 'would send',
+		realRun: 'would send with this Transfer ID: the service refuses it if it has it already (ALREADY_SUBMITTED where this node was answered)',
 	});
 	expect(service.sandbox.requests()).toEqual([]);
 });

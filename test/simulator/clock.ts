@@ -33,15 +33,14 @@ export class VirtualClock {
 	install() {
 		if (this.installed) return;
 		this.installed = true;
-		const clock = this;
-		globalThis.setTimeout = ((fire: () => void, ms = 0) => clock.after(Number(ms) || 0, fire)) as unknown as typeof setTimeout;
+		globalThis.setTimeout = ((fire: () => void, ms = 0) => this.after(Number(ms) || 0, fire)) as unknown as typeof setTimeout;
 		globalThis.clearTimeout = ((event?: Event) => {
 			if (event && typeof event === 'object') event.cancelled = true;
 		}) as unknown as typeof clearTimeout;
 		globalThis.setInterval = (() => {
 			throw new Error('setInterval is not simulated');
 		}) as unknown as typeof setInterval;
-		Date.now = () => clock.now;
+		Date.now = () => this.now;
 	}
 
 	uninstall() {

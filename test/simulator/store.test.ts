@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n: it lets Node's event loop turn between database steps */
 /**
  * The simulator's model of n8n's processed-data store (store.ts) against the plainest reading of
  * n8n 2.41.1's code: each call copies the row it reads, computes in JavaScript, and writes the

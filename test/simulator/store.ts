@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- the model runs in Node under jest and the simulator, never inside n8n: its default pace is a turn of Node's event loop */
 /**
  * A model of n8n's processed-data store, built from n8n 2.41.1's own code
  * (packages/cli/src/deduplication/deduplication-helper.ts, `DeduplicationHelper`, mode `entries`),
@@ -178,6 +179,19 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	/** The row as n8n's database holds it now: the hashes, oldest first. */
 	row(workflowId: string, nodeId: string): string[] {
 		return [...(this.rows.get(`${workflowId}|n:${nodeId}`)?.data ?? [])];
+	}
+
+	/** Values written into a node's row at once, as an earlier process left them (a test's set-up). */
+	seed(workflowId: string, nodeId: string, values: string[]) {
+		const key = `${workflowId}|n:${nodeId}`;
+		const row: Stored = this.rows.get(key) ?? { mode: 'entries', data: [], held: new Counts(), version: 0, readers: new Map() };
+		for (const hash of values.map(hashOf)) {
+			if (row.held.has(hash)) continue;
+			row.data.push(hash);
+			row.held.add(hash);
+		}
+		row.version++;
+		this.rows.set(key, row);
 	}
 
 	/** Whether the row holds this value (as its hash). */

@@ -112,6 +112,7 @@ interface SimProcess {
 	id: string;
 	name: string;
 	alive: boolean;
+	crashedAt?: number;
 	/** The node class as this process loaded it. */
 	node: { execute(this: unknown): Promise<INodeExecutionData[][]> };
 	executions: ExecutionRecord[];
@@ -183,6 +184,11 @@ export class World {
 		return process;
 	}
 
+	/** How many n8n processes ran side by side (a process started again after a crash is the same one). */
+	get processCount(): number {
+		return new Set([...this.processes.values()].map((process) => process.name)).size;
+	}
+
 	/** The live process of that name. */
 	live(name: string): SimProcess | undefined {
 		return [...this.processes.values()].find((process) => process.name === name && process.alive);
@@ -193,6 +199,7 @@ export class World {
 		const process = this.live(name);
 		if (!process) return;
 		process.alive = false;
+		process.crashedAt = this.clock.now;
 		this.clock.kill(process.id);
 		for (const execution of process.executions) if (execution.endedAt === undefined) execution.crashed = true;
 		this.log(`${process.id} crashes`);
@@ -238,7 +245,6 @@ export class World {
 	}
 
 	private contextFor(process: SimProcess, record: ExecutionRecord, signal: AbortSignal, continueOnFail: boolean) {
-		const world = this;
 		const { settings } = this;
 		const items: INodeExecutionData[] = record.rows.map((row) => ({ json: { ...row } }));
 		const parameters: IDataObject = settings.operation === 'internalTransfer'
@@ -264,6 +270,8 @@ export class World {
 			getNode: () => node,
 			getNodeParameter: (name: string, index: number, fallback?: unknown, options?: { rawExpressions?: boolean }) => valueOf(name, index, options?.rawExpressions === true) ?? fallback,
 			getInputData: () => items,
+			// A made-up credential: the simulated service checks none.
+			// eslint-disable-next-line @n8n/community-nodes/no-hardcoded-secrets
 			getCredentials: async () => ({ baseUrl: 'https://payouts.sim.example', accessToken: 'sim-access-token-1234' }),
 			continueOnFail: () => continueOnFail,
 			getWorkflow: () => ({ id: WORKFLOW_ID, name: 'Simulated', active: true }),
@@ -272,14 +280,14 @@ export class World {
 			getExecutionCancelSignal: () => signal,
 			getWorkflowDataProxy: () => ({ $runIndex: 0 }),
 			getTimezone: () => 'UTC',
-			logger: { debug() {}, info() {}, error() {}, warn: (message: string) => world.log(`${record.id} warns: ${message}`) },
+			logger: { debug() {}, info() {}, error() {}, warn: (message: string) => this.log(`${record.id} warns: ${message}`) },
 			helpers: {
-				checkProcessedAndRecord: async (values: string[], scope: 'node' | 'workflow', options: object) => await world.store.checkProcessedAndRecord(values, scope, contextData, options as never),
-				removeProcessed: async (values: string[], scope: 'node' | 'workflow', options: object) => await world.store.removeProcessed(values, scope, contextData, options as never),
-				getProcessedDataCount: async (scope: 'node' | 'workflow', options: object) => await world.store.getProcessedDataCount(scope, contextData, options as never),
-				clearAllProcessedItems: async (scope: 'node' | 'workflow') => await world.store.clearAllProcessedItems(scope, contextData),
-				httpRequestWithAuthentication: async (_type: string, request: { url: string; body?: string; timeout?: number }) => await world.request(process, record, request),
-				httpRequest: async (request: { url: string; body?: string; timeout?: number }) => await world.request(process, record, request),
+				checkProcessedAndRecord: async (values: string[], scope: 'node' | 'workflow', options: object) => await this.store.checkProcessedAndRecord(values, scope, contextData, options as never),
+				removeProcessed: async (values: string[], scope: 'node' | 'workflow', options: object) => await this.store.removeProcessed(values, scope, contextData, options as never),
+				getProcessedDataCount: async (scope: 'node' | 'workflow', options: object) => await this.store.getProcessedDataCount(scope, contextData, options as never),
+				clearAllProcessedItems: async (scope: 'node' | 'workflow') => await this.store.clearAllProcessedItems(scope, contextData),
+				httpRequestWithAuthentication: async (_type: string, request: { url: string; body?: string; timeout?: number }) => await this.request(process, record, request),
+				httpRequest: async (request: { url: string; body?: string; timeout?: number }) => await this.request(process, record, request),
 			},
 		};
 	}
