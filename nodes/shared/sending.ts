@@ -153,7 +153,8 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 	}
 	if (failure.repeatRefused) {
 		// The service holds this Transfer ID. Nothing moved now; what the record knew says whose it is.
-		const earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
+		let earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
+		if (earlier === 'unanswered' && !resent) earlier = await record.lookAgain(String(entry.params.transferId), printOf(run, entry));
 		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
 		if (earlier === 'paid') {
 			record.inDoubt(entry.index);

@@ -179,3 +179,32 @@ export const reports: Record<number, Report> = {
 			}),
 	},
 };
+
+/**
+ * Not a reported hole: queue-mode load as the queue suite makes it (test/e2e/queue.test.ts), for
+ * measuring what n8n's store's missing lock costs the statuses. Two workers, events each delivered
+ * twice, the odd ones again after the first answer, ten in flight.
+ */
+export async function queueEvents(seed: number, operation: NodeSettings['operation'], count = 60) {
+	return await scripted(seed, { operation, concurrency: 1, queueModeSafety: true }, async (world) => {
+		world.start('p1');
+		world.start('p2');
+		const events = Array.from({ length: count }, (_, index) => ({ key: operation === 'standardTransfer' ? `ev${index}x` : `ev${index}`, amount: `${1 + (index % 50)}.00`, to: 'ACC1' }));
+		let next = 0;
+		const lane = async () => {
+			while (next < events.length) {
+				const index = next++;
+				const event = events[index];
+				const first = world.execute(world.random.pick(['p1', 'p2']), [event]);
+				if (index % 2 === 0) world.execute(world.random.pick(['p1', 'p2']), [event]);
+				while (first && first.endedAt === undefined) await world.clock.sleep(5);
+				if (index % 2 === 1) {
+					const again = world.execute(world.random.pick(['p1', 'p2']), [event]);
+					while (again && again.endedAt === undefined) await world.clock.sleep(5);
+				}
+			}
+		};
+		// The lanes run on the world's clock, which runs once the script has set them going.
+		void Promise.all(Array.from({ length: 10 }, lane));
+	}, { storeStep: (random) => random.int(2, 6), network: (random) => random.int(10, 30), fault: () => 'none' });
+}

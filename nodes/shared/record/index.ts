@@ -100,6 +100,7 @@ export class TransferRecord {
 	private readonly claiming = new Set<Promise<Claim>>();
 	private readonly pending: Array<Promise<void>> = [];
 	private failedWrite?: string;
+	private readonly openedAt = Date.now();
 
 	private constructor(
 		private readonly journal: Journal,
@@ -154,13 +155,7 @@ export class TransferRecord {
 	private claimWithService(transferId: string, print: string): Claim {
 		const [sent, open] = [marks.sent(transferId, print), marks.open(transferId, print)];
 		const written = this.journal.record([sent, open]).then(
-			({ seen }): Earlier => {
-				if (!seen.has(sent)) return 'none';
-				if (seen.has(open)) return 'unanswered';
-				// Asking recorded "no clear answer" over a paid one: forgotten again.
-				this.forgetLater([open]);
-				return 'paid';
-			},
+			({ seen }): Earlier => this.earlierOf(seen, sent, open),
 			(error: unknown): Earlier => {
 				this.failedWrite = `the record of sent transfers could not be written (${reasonOf(error)}): a repeat of these transfers may read ALREADY_EXISTS where ALREADY_SUBMITTED was true`;
 				return 'none';
@@ -170,12 +165,35 @@ export class TransferRecord {
 		return { kind: 'send', earlier: written, attempt: 1 };
 	}
 
+	/** What the record says of earlier requests of these values (asking recorded "no clear answer" over a paid one: forgotten again). */
+	private earlierOf(seen: Set<string>, sent: string, open: string): Earlier {
+		if (!seen.has(sent)) return 'none';
+		if (seen.has(open)) return 'unanswered';
+		this.keepForgottenLater([open]);
+		return 'paid';
+	}
+
+	/**
+	 * Where the service guards and refused a repeat: what the record says of the earlier requests,
+	 * asked once more after the settling window where this run is younger than it. Across processes
+	 * another worker's call may have written back the "no clear answer" mark that a paid answer
+	 * forgot a moment ago; its worker forgets it again within the window.
+	 */
+	async lookAgain(transferId: string, print: string): Promise<Earlier> {
+		const young = this.journal.settlingMs() - (Date.now() - this.openedAt);
+		if (young > 0) await sleep(young);
+		const [sent, open] = [marks.sent(transferId, print), marks.open(transferId, print)];
+		const { seen } = await this.journal.record([sent, open]);
+		return this.earlierOf(seen, sent, open);
+	}
+
 	/**
 	 * The node is the guard. The first attempt's claim finds the Transfer ID new (send), answered,
 	 * in doubt, or taken by other values; an attempt that moved no money (`free`) lets the next one
 	 * be claimed, and so on (walk).
 	 */
 	private async claimAsGuard(transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+		let lookedAgain = false;
 		for (let tries = 1; ; tries++) {
 			const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
 			const first = await this.ask([id, sent, open]);
@@ -196,7 +214,17 @@ export class TransferRecord {
 			}
 			if (!first.seen.has(open)) return this.paid(transferId, print, 1, dashboard);
 			const walked = await this.walk(transferId, print, 1, dashboard, tries);
-			if (walked !== 'again') return walked;
+			if (walked === 'again') continue;
+			// Across processes a paid answer's forgotten "no clear answer" mark may have been written back
+			// by another worker's call a moment ago: a run younger than the settling window looks once
+			// more after it (a redelivery right after the first answer reads ALREADY_SUBMITTED).
+			const young = this.journal.settlingMs() - (Date.now() - this.openedAt);
+			if (walked.kind === 'inDoubt' && !dashboard && this.acrossProcesses && !lookedAgain && young > 0) {
+				lookedAgain = true;
+				await sleep(young);
+				continue;
+			}
+			return walked;
 		}
 	}
 
@@ -237,7 +265,7 @@ export class TransferRecord {
 			this.journal.dismiss(asked);
 			if (dashboard?.verdict === 'paid') {
 				// The dashboard says it paid: from now on the transfer reads paid.
-				this.forgetLater([open]);
+				this.keepForgottenLater([open]);
 				return { kind: 'answered', byDashboard: dashboard.word };
 			}
 			// In doubt. One process holds the record: the claim recorded by asking is forgotten again.
@@ -248,7 +276,7 @@ export class TransferRecord {
 
 	/** An attempt this node sent has a paid answer (asking recorded "no clear answer": forgotten again). */
 	private paid(transferId: string, print: string, attempt: number, dashboard?: DashboardStatus): Claim {
-		this.forgetLater([marks.open(transferId, print, attempt)]);
+		this.keepForgottenLater([marks.open(transferId, print, attempt)]);
 		return dashboard?.verdict === 'notPaid' ? { kind: 'answered', contradiction: dashboard.word } : { kind: 'answered' };
 	}
 
@@ -262,7 +290,7 @@ export class TransferRecord {
 	answered(index: number, answer?: FirstAnswer) {
 		this.settle(index, async (row) => {
 			if (answer) rememberAnswer(row.key, answer);
-			await this.journal.forget([marks.open(row.transferId, row.print, row.attempt)]);
+			await this.journal.keepForgotten([marks.open(row.transferId, row.print, row.attempt)]);
 		});
 	}
 
@@ -366,6 +394,11 @@ export class TransferRecord {
 	/** A mark that asking recorded and that is not true, forgotten again (in one process, before anything asked later). */
 	private forgetLater(unwanted: string[]) {
 		if (unwanted.length > 0) this.later(this.journal.forget(unwanted));
+	}
+
+	/** A "no clear answer" mark that is not true, forgotten again and kept forgotten (journal.ts). */
+	private keepForgottenLater(unwanted: string[]) {
+		this.later(this.journal.keepForgotten(unwanted));
 	}
 
 	private later(write: Promise<void>) {

@@ -22,7 +22,9 @@ import { marks } from './marks';
  * was kept from one that was written over, by asking about the call's token in a later call that
  * starts a wait after it ended; that holds while no call on another process takes longer than the
  * wait (guardWaitMs: twice the slowest recent call, measured). Forgets cannot be confirmed (asking
- * records): the record uses them only where their loss reads as in doubt (index.ts).
+ * records): the record uses them only where their loss reads as in doubt (index.ts), and a "no
+ * clear answer" mark this process forgot is kept forgotten for a while (`keepForgotten`): each of
+ * its forget calls forgets it again, and its own claims do not take it for there.
  */
 
 export const MAX_ENTRIES = 21_000;
@@ -46,6 +48,9 @@ const MAX_SERVED_TOKENS = 100;
 const FORGET_LINGER_MS = 50;
 /** The row's size is read again (a read-only call) after this many writes: other processes write it too. */
 const RECOUNT_EVERY = 200;
+/** The settling window is this many guard waits, at least a second. */
+const SETTLING_PER_WAIT = 5;
+const MIN_SETTLING_MS = 1000;
 
 type Helpers = IExecuteFunctions['helpers'];
 
@@ -82,6 +87,10 @@ export class Journal {
 	/** Tokens of calls whose requests may still ask for a confirmation. */
 	private readonly tokens = new Map<string, { waiting: number; confirmation?: Promise<boolean> }>();
 	private readonly servedTokens: string[] = [];
+	/** Marks this process forgot and keeps forgotten, until when. */
+	private readonly keptForgotten = new Map<string, number>();
+	private refreshing = false;
+	private lastForgetAt = 0;
 	/** The row's size as this process knows it (read with the read-only count, then kept up). */
 	private size?: number;
 	private writesSinceCount = 0;
@@ -109,6 +118,42 @@ export class Journal {
 		// Tokens that have served go along with the next forget (a call of their own only when many wait).
 		const all = [...unwanted, ...this.servedTokens.splice(0)];
 		await new Promise<void>((resolve, reject) => this.enqueue({ kind: 'forget', marks: all, resolve, reject }));
+	}
+
+	/**
+	 * Forgets `marks` and keeps them forgotten for the settling window: another process's call that
+	 * read the row before this forget, and writes after it, writes them back; this process's later
+	 * forget calls forget them again (one of its own every half window, when it makes none).
+	 */
+	async keepForgotten(unwanted: string[]): Promise<void> {
+		const until = Date.now() + this.settlingMs();
+		for (const mark of unwanted) this.keptForgotten.set(mark, until);
+		if (!this.refreshing) void this.refresh();
+		await this.forget(unwanted);
+	}
+
+	/** How long another process's call that read the row before one of ours could still be writing it back. */
+	settlingMs(): number {
+		return Math.max(MIN_SETTLING_MS, SETTLING_PER_WAIT * this.guardWaitMs());
+	}
+
+	private async refresh() {
+		this.refreshing = true;
+		try {
+			while (this.stillForgotten().length > 0) {
+				await sleep(this.settlingMs() / 2);
+				if (Date.now() - this.lastForgetAt >= this.settlingMs() / 2) await this.forget([]).catch(() => undefined);
+			}
+		} finally {
+			this.refreshing = false;
+		}
+	}
+
+	/** The marks kept forgotten now; those whose time has passed are let go. */
+	private stillForgotten(): string[] {
+		const now = Date.now();
+		for (const [mark, until] of this.keptForgotten) if (until < now) this.keptForgotten.delete(mark);
+		return [...this.keptForgotten.keys()];
 	}
 
 	/** A token no request needs any more: forgotten with the next forget. */
@@ -204,20 +249,31 @@ export class Journal {
 		}
 	}
 
-	/** Forgets that waited long enough go next; else a claim that no earlier forget of its marks holds back. */
+	/**
+	 * Forgets that waited long enough go next, unless each is behind a claim of one of its marks;
+	 * else a claim that no earlier forget of its marks holds back.
+	 */
 	private nextKind(): Request['kind'] {
-		if (this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS) return 'forget';
+		const lingered = this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
+		if (lingered && this.firstFree('forget')) return 'forget';
+		return this.firstFree('record') ? 'record' : 'forget';
+	}
+
+	/** Whether a request of this kind is queued that no earlier request of the other kind holds back (by a mark they share). */
+	private firstFree(kind: Request['kind']): boolean {
 		const heldBack = new Set<string>();
 		for (const request of this.queue) {
-			if (request.kind === 'record' && !request.marks.some((mark) => heldBack.has(mark))) return 'record';
+			if (request.kind === kind && !request.marks.some((mark) => heldBack.has(mark))) return true;
 			for (const mark of request.marks) heldBack.add(mark);
 		}
-		return 'forget';
+		return false;
 	}
 
 	private async call(batch: Request[]) {
 		const token = batch.some((request) => request.kind === 'record' && request.withToken) ? marks.token(randomUUID()) : undefined;
-		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks)])];
+		// What this process keeps forgotten goes along with each of its forgets.
+		const keptForgotten = batch[0].kind === 'forget' ? this.stillForgotten() : [];
+		const unique = [...new Set([...(token ? [token] : []), ...batch.flatMap((request) => request.marks), ...keptForgotten])];
 		if (unique.length === 0) {
 			for (const request of batch) {
 				if (request.kind === 'record') request.resolve({ seen: new Set(), endedAt: Date.now() });
@@ -226,6 +282,7 @@ export class Journal {
 			return;
 		}
 		if (batch[0].kind === 'forget') {
+			this.lastForgetAt = Date.now();
 			const forgotten = await this.once(async () => await this.helpers.removeProcessed(unique, 'node', OPTIONS));
 			if (!('failure' in forgotten) && this.size !== undefined) this.size = Math.max(0, this.size - unique.length);
 			for (const request of batch as Array<Extract<Request, { kind: 'forget' }>>) {
@@ -242,7 +299,9 @@ export class Journal {
 		}
 		const { value: { processed }, endedAt } = recorded;
 		if (token) this.tokens.set(token, { waiting: batch.filter((request) => request.kind === 'record' && request.withToken).length });
-		const before = new Set(processed.map(String));
+		// A mark this process keeps forgotten, found there, was written back by another process's call.
+		const kept = new Set(this.stillForgotten());
+		const before = new Set(processed.map(String).filter((mark) => !kept.has(mark)));
 		const fill = this.grown(counted, unique.length - before.size);
 		// Two requests in one call asking the same mark: the first finds it new, the next one not.
 		const askedEarlier = new Set<string>();
