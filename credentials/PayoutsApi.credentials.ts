@@ -30,7 +30,7 @@ export class PayoutsApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://payout-api.example.com',
 			description:
-				'Base address of the payout API, from your payouts dashboard (production and test hosts differ). Use https; plain http is accepted only for a local (loopback) address such as the sandbox of this package, e.g. http://127.0.0.1:5680.',
+				'Base address of the payout API, from your payouts dashboard (production and test hosts differ). Use https: http only for a loopback address such as the local sandbox, http://127.0.0.1:5680.',
 		},
 		{
 			displayName: 'Access Token',

@@ -28,7 +28,7 @@ export const incidentGuardOption: INodeProperties = {
 	default: {},
 	placeholder: 'Add Incident Guard',
 	description:
-		'Before sending, list the open bank incidents once and check each item against them. Costs one incident listing per run and one beneficiary lookup per distinct Beneficiary ID whose transfer mode has an open incident.',
+		'Before sending, list the open bank incidents once and check each item against them: one listing per run, and a beneficiary lookup where an open incident is on the transfer mode',
 	options: [
 		{
 			displayName: 'Settings',
@@ -79,7 +79,7 @@ export const incidentGuardOption: INodeProperties = {
 					typeOptions: { minValue: 1, maxValue: MAX_LOOK_BACK_DAYS, numberPrecision: 0 },
 					default: MAX_LOOK_BACK_DAYS,
 					description:
-						'How far back to look for incidents that are still open. The service lists at most 7 days per request and 90 days back; the listing also reaches 26 hours further at each end, as the service does not document its timezone: 90 takes 13 requests per run, 4 takes one. An incident opened before this is not seen.',
+						'How far back to look for incidents still open (at most 90). An incident opened earlier is not seen. The service lists 7 days per request: 90 takes 13 requests per run, 4 takes one.',
 				},
 				{
 					displayName: "Match Beneficiary's Bank",
@@ -87,7 +87,7 @@ export const incidentGuardOption: INodeProperties = {
 					type: 'boolean',
 					default: true,
 					description:
-						"Whether an incident counts only when its entity code is the beneficiary's bank, taken as the first four letters of the beneficiary's IFSC (an assumption: the service does not document it). Off: an open incident on the transfer mode at any bank counts.",
+						"Whether an incident counts only when its entity code is the beneficiary's bank: the first four letters of its IFSC (an assumption, see docs). Off: an incident on the mode at any bank counts.",
 				},
 			],
 		},

@@ -60,14 +60,15 @@ const allowAgentUse: INodeProperties = {
 		'Whether this node may run when an AI agent calls it as a tool. Off by default: an agent could invent amounts, beneficiaries or Transfer IDs, or see secrets.',
 };
 
-// Only rows the node itself guards need it (settle.ts); the words are the dashboard's own.
+// Only rows the node itself guards need it (settle.ts); the words are the dashboard's own. An input
+// the user maps, so its label says what to do with it (its name, which saved workflows hold, stays).
 const dashboardStatus: INodeProperties = {
-	displayName: 'Dashboard Status',
+	displayName: 'Settle With Dashboard Status',
 	name: 'dashboardStatus',
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. {{ $json.dashboardStatus }}',
-	description: `For rows in doubt (UNKNOWN: sent without a clear answer, never sent again on a guess): what the payouts dashboard says of the row's Transfer ID, mapped from a column, e.g. of the dashboard's CSV export merged with the batch. ${DASHBOARD_WORDS.paid.join(' or ')}: the row reads ALREADY_SUBMITTED. ${DASHBOARD_WORDS.notPaid.join(', ')}: the row is sent again once, with its Transfer ID. Other rows: noted, nothing changes.`,
+	description: `For rows that read UNKNOWN: map the dashboard's status of the row's Transfer ID. ${DASHBOARD_WORDS.paid.join(' or ')}: paid, not sent. ${DASHBOARD_WORDS.notPaid.join(', ')}: sent again once, with its Transfer ID.`,
 };
 
 const dryRun: INodeProperties = {
@@ -85,7 +86,7 @@ const payEveryRun: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run after a failure, n8n's Retry of an execution or a second delivery of the same event pays them again. n8n's Retry On Fail repeats the same run and does not pay again.",
+		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run, n8n's Retry of an execution or a redelivered event pays them again (Retry On Fail does not)",
 };
 
 const queueModeSafety: INodeProperties = {
@@ -94,7 +95,7 @@ const queueModeSafety: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		"Whether each new top-up waits a moment before it is sent, until n8n's database confirms that no other n8n process claimed it too (twice the slowest of the last calls to the database, at least 0.1 s, measured). In queue mode, or with several main processes, that keeps two workers from both paying a top-up whose key reaches them at the same moment. Turn it off only where n8n runs as one process (regular mode): one process needs no wait.",
+		'Whether each new top-up waits twice the slowest recent database call, so that two queue-mode workers do not both pay it while no such call takes longer. Off only where n8n runs as one process.',
 };
 
 const serviceRefusesRepeats: INodeProperties = {
@@ -103,7 +104,7 @@ const serviceRefusesRepeats: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether your payouts service refuses a second internal transfer with a Transfer ID it has seen (answering that it already exists), as it does for card and standard transfers. The interface does not say so: turn it on only if the service confirms it. On: the service guards against paying twice and a transfer without a clear answer may be sent again with its Transfer ID. Off: this node's record guards it and never sends such a transfer again on a guess.",
+		"Whether your service refuses a second internal transfer with a Transfer ID it has, as for card and standard. The service's documentation does not say so: turn it on only if the service confirms it.",
 };
 
 const requestsPerSecond: INodeProperties = {
@@ -122,7 +123,7 @@ const transferRetries: INodeProperties = {
 	typeOptions: { minValue: 0, maxValue: MAX_RETRIES, numberPrecision: 0 },
 	default: 0,
 	description:
-		"How often to send a transfer again, with the same Transfer ID, when no clear answer came (a timeout, a dropped connection, a 5xx answer), waiting longer each time. Safe where the service refuses a second transfer with the same Transfer ID. Unlike n8n's Retry On Fail, which runs the whole node again, it re-sends only the transfers without an answer.",
+		'How often to send a transfer again with the same Transfer ID after no clear answer (a timeout, a dropped connection, a 5xx), waiting longer each time. Safe: the service refuses a repeat.',
 };
 
 const readRetries: INodeProperties = {
@@ -148,6 +149,14 @@ const transferTimeout: INodeProperties = {
 	description: "How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
 };
 
+/**
+ * Options that act only on one side of 'Service Refuses Repeated Transfer IDs' (internal transfers)
+ * are shown only there: n8n reads a collection option's display rule against the collection's own
+ * values, as the editor's option picker and the run do.
+ */
+const whereTheServiceGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { show: { serviceRefusesRepeats: [true] } } });
+const whereTheNodeGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true] } } });
+
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */
 export function optionsFor(operation: PayoutOperation): INodeProperties {
 	const kind = kindOf(operation);
@@ -156,17 +165,16 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			allowAgentUse,
 			concurrencyOf(
 				1,
-				'How many transfers are sent at once. Output keeps the input order. Raise it only if your account allows parallel payouts. If n8n stops mid-batch, the transfers in flight, up to this many more claimed to go next, and those answered in its last moment may be in doubt.',
+				'How many transfers are sent at once; output keeps the input order. Raise it only if your account allows parallel payouts. If n8n is killed mid-batch, the rows under way may read UNKNOWN.',
 			),
-			// Only where the node itself guards a transfer can a row be in doubt.
-			...(operation.refusesDuplicateTransferId ? [] : [dashboardStatus]),
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
-			...(operation.transferIdWhenEmpty ? [payEveryRun, queueModeSafety] : []),
+			...(operation.transferIdWhenEmpty ? [payEveryRun, whereTheNodeGuards(queueModeSafety)] : []),
 			requestsPerSecond,
-			transferRetries,
-			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
+			operation.refusesDuplicateTransferId ? transferRetries : whereTheServiceGuards(transferRetries),
+			// Only where the node itself guards a transfer can a row be in doubt.
+			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats, dashboardStatus]),
 			transferTimeout,
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],

@@ -60,6 +60,26 @@ export function oneOf<T extends string>(values: readonly T[], fallback?: T): Fie
 	};
 }
 
+/**
+ * One of a picker's values, also as its name and in any case: what a spreadsheet column or an
+ * expression gives (`IMPS`, `Wallet A`) is the value the picker shows, and is sent as the API's
+ * own value (`imps`, `walletA`).
+ */
+export function oneOfIgnoringCase<T extends string>(choices: ReadonlyArray<{ name: string; value: T }>, fallback?: T): FieldRule<T | undefined> {
+	const byWord = new Map<string, T>();
+	for (const { name, value } of choices) {
+		byWord.set(value.toLowerCase(), value);
+		byWord.set(name.toLowerCase(), value);
+	}
+	return (value) => {
+		const given = asText(value);
+		if (given === undefined) return ok(fallback);
+		const found = byWord.get(given.toLowerCase());
+		if (found !== undefined) return ok(found);
+		return issue(`must be one of ${choices.map((choice) => choice.value).join(', ')} (in any case)`);
+	};
+}
+
 interface AmountRule {
 	min: number;
 	max?: number;

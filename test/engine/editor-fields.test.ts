@@ -3,9 +3,13 @@
  * the amount is text that is sent exactly as typed or refused, never rounded or clamped, and a
  * number saved by the old number field still works; Network B-only fields stay out of other
  * networks' transfers; Simplify; the trigger's "Fetch Test Event" honours "Trigger On"; an empty
- * credential URL is named as such.
+ * credential URL is named as such. Options are shown only where they act (issue 35), by n8n's
+ * own display rules.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
 import { runNode, runPoll, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
@@ -175,4 +179,47 @@ test("an empty 'Verification URL' (a new credential's default) is named as missi
 	expect(error?.message).toBe("The credential has no 'Verification URL'");
 	expect(error?.description).toContain("Fill in 'Verification URL'");
 	expect(service.sandbox.requests()).toEqual([]);
+});
+
+describe("options are shown only where they act, by n8n's own display rules", () => {
+	const description = new PayoutsTransfer().description;
+	const { properties } = description;
+	const optionsOf = (operation: string) =>
+		properties.find((property) => property.name === 'options' && (property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)) as INodeProperties;
+	/** The options the editor's "Add option" picker offers, as n8n decides it (CollectionParameter.vue: displayParameter with the collection's path). */
+	const offered = (operation: string, options: INodeParameters = {}) =>
+		(optionsOf(operation).options as INodeProperties[]).filter((option) => NodeHelpers.displayParameterPath({ operation, options }, option, 'options', null, description)).map((option) => option.name);
+	/** What a run of a saved node gets: n8n drops the values of options its display rules hide. */
+	const readByRun = (operation: string, options: INodeParameters) =>
+		(NodeHelpers.getNodeParameters(properties, { operation, options }, false, false, { typeVersion: 1 } as INode, description)?.options ?? {}) as INodeParameters;
+
+	test("Resend If No Clear Answer: offered for card and standard transfers, where the service refuses a repeat; for internal ones only with 'Service Refuses Repeated Transfer IDs' on", () => {
+		expect(offered('cardTransfer')).toContain('retries');
+		expect(offered('standardTransfer')).toContain('retries');
+		expect(offered('internalTransfer')).not.toContain('retries');
+		expect(offered('internalTransfer', { serviceRefusesRepeats: false })).not.toContain('retries');
+		expect(offered('internalTransfer', { serviceRefusesRepeats: true })).toContain('retries');
+		expect(readByRun('internalTransfer', { retries: 3 })).toEqual({});
+		expect(readByRun('internalTransfer', { retries: 3, serviceRefusesRepeats: true })).toEqual({ retries: 3, serviceRefusesRepeats: true });
+	});
+
+	test("Queue Mode Safety: offered for internal transfers while this node guards them, not once 'Service Refuses Repeated Transfer IDs' is on", () => {
+		expect(offered('internalTransfer')).toContain('queueModeSafety');
+		expect(offered('internalTransfer', { serviceRefusesRepeats: true })).not.toContain('queueModeSafety');
+		expect(offered('standardTransfer')).not.toContain('queueModeSafety');
+	});
+
+	test("the dashboard's status is an input, labelled as one, and keeps the name saved workflows use", () => {
+		const option = (optionsOf('internalTransfer').options as INodeProperties[]).find((entry) => entry.name === 'dashboardStatus');
+		expect(option?.displayName).toBe('Settle With Dashboard Status');
+		expect(offered('cardTransfer')).not.toContain('dashboardStatus');
+		expect(offered('standardTransfer')).not.toContain('dashboardStatus');
+	});
+
+	test("each operation's options are in alphabetical order of their labels, as n8n's guidelines ask", () => {
+		for (const operation of ['cardTransfer', 'standardTransfer', 'internalTransfer']) {
+			const labels = (optionsOf(operation).options as INodeProperties[]).map((option) => option.displayName);
+			expect(labels).toEqual([...labels].sort((a, b) => a.localeCompare(b)));
+		}
+	});
 });

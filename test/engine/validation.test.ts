@@ -98,6 +98,31 @@ describe('a bad item is refused before anything is sent', () => {
 	});
 });
 
+test("a Transfer Mode from a column or an expression is the picker's, in any case: IMPS, Wallet A and NEFT are sent as imps, walletA and neft", async () => {
+	// What the picker shows (IMPS, Wallet A) is what a sheet holds; the service takes its own values.
+	// Continue On Fail: the sandbox answers some modes with its own rules (a fund source to choose);
+	// what counts here is that every row passed the node's rule and went out with the API's value.
+	const node = { ...standard({ transferMode: '={{ $json.mode }}', transferId: '={{ $json.id }}' }), continueOnFail: true };
+	const rows = [
+		{ mode: 'IMPS', id: 'mode_case_1' },
+		{ mode: 'Wallet A', id: 'mode_case_2' },
+		{ mode: ' neft ', id: 'mode_case_3' },
+		{ mode: 'WALLETB', id: 'mode_case_4' },
+		{ mode: 'Bank Transfer', id: 'mode_case_5' },
+	];
+	const { error, items } = await runNode(node, rows, service.credentials());
+	expect(error).toBeUndefined();
+	expect(items.filter((item) => /Transfer Mode' must be/.test(String(item.json.error)))).toEqual([]);
+	expect(items.map((item) => item.json.status)).toContain('SUCCESS');
+	expect(service.sandbox.requests().map((request) => (request.body as { transferMode: string }).transferMode)).toEqual(['imps', 'walletA', 'neft', 'walletB', 'banktransfer']);
+});
+
+test('a Transfer Mode that is no mode in any case is still refused, naming the modes, and nothing is sent', async () => {
+	const { error } = await runNode(standard({ transferMode: '={{ "IMPS2" }}' }), [{}], service.credentials());
+	expect(error?.message).toBe("'Transfer Mode' must be one of banktransfer, imps, neft, rtgs, upi, walletA, walletB (in any case) (given: \"IMPS2\") [item 0]");
+	expect(service.sandbox.requests()).toEqual([]);
+});
+
 test('a batch of three with a bad middle item sends nothing, and the error names item 1', async () => {
 	const node = { type: 'payoutsTransfer', parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.id }}', transferMode: 'banktransfer' } };
 	const { error } = await runNode(node, [{ amount: 10, id: 'batch_a' }, { amount: 0.5, id: 'batch_b' }, { amount: 12, id: 'batch_c' }], service.credentials());

@@ -167,9 +167,41 @@ test('the README is a front page: at most 260 lines', () => {
 	expect(readFileSync(path.join(root, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(260);
 });
 
-test('the README begins with the two quick-start commands', () => {
-	const commands = readFileSync(path.join(root, 'README.md'), 'utf8').match(/```sh\n([^`]*)```/g) ?? [];
-	expect(commands.slice(0, 2)).toEqual(['```sh\nnpm install && npm start\n```', '```sh\nnpm install && npm test\n```']);
+/** The shell commands of a page's code blocks, in order, each block's lines without their indentation. */
+function shellBlocks(text: string): string[] {
+	return [...text.matchAll(/^( *)```sh\n([\s\S]*?)^ *```/gm)].map((match) => match[2].split('\n').map((line) => line.trim()).filter(Boolean).join('\n'));
+}
+
+test('the README opens with a newcomer\'s first hour: the clone, npm install && npm start, and npm install && npm test, near the top', () => {
+	const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+	const { url } = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { repository: { url: string } }).repository;
+	expect(shellBlocks(readme).slice(0, 3)).toEqual([`git clone ${url} && cd n8n-nodes-payouts`, 'npm install && npm start', 'npm install && npm test']);
+	const lines = readme.split('\n');
+	expect(lines.findIndex((line) => line.trim() === 'npm install && npm test')).toBeLessThan(70);
+});
+
+/** The numbered steps of a section (a Markdown list at the start of a line, "1." to "n."). */
+const stepsOf = (section: string) => section.split('\n').filter((line) => /^\d+\. /.test(line));
+/** The part of a page under a "## " heading, to the next one. */
+function sectionUnder(text: string, heading: string): string {
+	const start = text.indexOf(`\n## ${heading}\n`);
+	if (start < 0) return '';
+	const end = text.indexOf('\n## ', start + 1);
+	return text.slice(start, end < 0 ? undefined : end);
+}
+
+test("the README's first payout is at most 6 steps on one page, with the browser walk's screenshots", () => {
+	const tryIt = sectionUnder(readFileSync(path.join(root, 'README.md'), 'utf8'), 'Try it');
+	const steps = stepsOf(tryIt);
+	expect(steps.length).toBeGreaterThanOrEqual(4);
+	expect(steps.length).toBeLessThanOrEqual(6);
+	expect(steps.map((step) => /^(\d+)\./.exec(step)?.[1])).toEqual(steps.map((_, index) => String(index + 1)));
+	// The browser test's "first payout" walks these steps and names its screenshots first-payout-<step>.
+	const walk = readFileSync(path.join(root, 'test', 'browser', 'editor.test.ts'), 'utf8');
+	const shot = [...walk.matchAll(/await step\('([^']+)'\)/g)].map((match) => `docs/screenshots/first-payout-${match[1]}.png`);
+	expect(shot.length).toBeGreaterThan(0);
+	expect(shot.filter((file) => !tryIt.includes(`(${file})`))).toEqual([]);
+	expect(tryIt).toContain('examples/csv-batch-payouts.json');
 });
 
 /**
@@ -206,7 +238,8 @@ const HEADINGS_BEFORE_THE_SPLIT = [
 	'Starting it (three ways)',
 	'Seeded data (`seed`, restored by every reset)',
 	'Rules and behaviour',
-	"The sandbox's own error responses (the document has no row for these)",
+	// Renamed (issue 35): users have the service's documentation, not "the document".
+	"The sandbox's own error responses (the service's documentation has no row for these)",
 	'HTTP styles',
 	'Fault injection',
 	'Inspection interface',
@@ -350,4 +383,216 @@ test("the webhook examples' key, as npm start creates it, is the one docs/exampl
 	for (const words of [EVENT_SENDER.name, EVENT_SENDER.header, EVENT_SENDER.value]) expect(examplesPage).toContain(words);
 	const event = examples.find((example) => example.id === 'payoutsEventPayout');
 	expect(event?.nodes.find((node) => node.type === 'n8n-nodes-base.webhook')?.credentials).toEqual({ httpHeaderAuth: { id: EVENT_SENDER.id, name: EVENT_SENDER.name } });
+});
+
+/**
+ * Pages for users, pages for contributors (issue 35). The user pages (the README, docs/ but for
+ * the contributors' internals, testing and test log, and the node pages) carry no word of the
+ * node's mechanism or of this project's history: those live in docs/internals.md.
+ */
+const CONTRIBUTOR_PAGES = ['docs/internals.md', 'docs/testing.md', 'docs/test-log.md'];
+const userPages = pages.filter((file) => !CONTRIBUTOR_PAGES.includes(relative(file)));
+
+/** Words of the node's mechanism, of an author's files and of this project's machines: never on a user page. */
+const MECHANISM_WORDS: Array<[string, RegExp]> = [
+	['checkProcessedAndRecord', /checkProcessedAndRecord/],
+	['marks', /\bmarks?\b/i],
+	['journal', /\bjournals?\b/i],
+	['lanes', /\blanes?\b/i],
+	['settling window', /settling windows?/i],
+	['claim', /\bclaim(s|ed|ing)?\b/i],
+	['tokens of the record', /\bnonce\b|token:</i],
+	['"the interface does not say"', /interface does not say/i],
+	['the interface document', /\binterface document\b|payouts-service-interface\.md|\bthe document\b/i],
+	['these machines', /these machines|not tested here/i],
+];
+
+/** A commit hash in prose (code spans aside): 7 to 40 hex digits with a letter and a digit. */
+const COMMIT = /\b(?=[0-9a-f]{7,40}\b)(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/;
+
+/** What a page says that a user page must not: one line per word found, with its line number. */
+function mechanismWords(file: string, text?: string): string[] {
+	const found: string[] = [];
+	prose(file, text).forEach((line, index) => {
+		for (const [name, pattern] of MECHANISM_WORDS) if (pattern.test(line)) found.push(`${relative(file)}:${index + 1}: ${name}`);
+		if (COMMIT.test(line.replace(/`[^`]*`/g, '').replace(/\]\([^)]*\)/g, ']'))) found.push(`${relative(file)}:${index + 1}: a commit hash`);
+	});
+	return found;
+}
+
+test('the user pages are the README, docs/ but for the contributors\' pages, and the node pages', () => {
+	expect(userPages.map(relative)).toEqual(expect.arrayContaining(['README.md', 'docs/safety.md', 'docs/security.md', 'docs/examples.md', 'docs/nodes/payouts-transfer.md']));
+	for (const page of CONTRIBUTOR_PAGES) expect(pages.map(relative)).toContain(page);
+});
+
+test('no user page names the mechanism, an author\'s file, these machines or a commit', () => {
+	expect(userPages.flatMap((file) => mechanismWords(file))).toEqual([]);
+});
+
+test('the mechanism-word check finds what it is for (so its silence means something)', () => {
+	const page = path.join(root, 'docs', 'x.md');
+	const text = [
+		'Each claim is written as marks in the journal; the lanes wait a settling window.',
+		'`checkProcessedAndRecord` and `token:<nonce>`. The interface does not say so, nor the document.',
+		'Not tested here: these machines have no Docker. Fixed in (cdeff39).',
+		'Remarks, card tokens, a marked execution, `5f0c6a0e3b7d4c1a` and [a link](../x.md#abc1234) are fine.',
+	].join('\n');
+	expect(mechanismWords(page, text)).toEqual([
+		'docs/x.md:1: marks',
+		'docs/x.md:1: journal',
+		'docs/x.md:1: lanes',
+		'docs/x.md:1: settling window',
+		'docs/x.md:1: claim',
+		'docs/x.md:2: checkProcessedAndRecord',
+		'docs/x.md:2: tokens of the record',
+		'docs/x.md:2: "the interface does not say"',
+		'docs/x.md:2: the interface document',
+		'docs/x.md:3: these machines',
+		'docs/x.md:3: a commit hash',
+	]);
+});
+
+/**
+ * Each promise with its limits is stated once (issue 35): whole in docs/safety.md, short in the
+ * README, and nowhere else (other pages link to them). Each is recognised by the words that say it.
+ */
+const PROMISES: Array<[string, RegExp]> = [
+	['what the promise holds against', /whatever n8n does around/gi],
+	['reported paid only on evidence', /only on the evidence/gi],
+	['queue mode is a bet on time', /bet on time/gi],
+	['regular mode needs no assumption', /without any assumption/gi],
+	['the reach of top-ups', /last 10,000 (top-ups|internal transfers)/gi],
+	['the reach of card and standard transfers', /last 20,000 card or standard/gi],
+];
+
+/** How often a page states each promise. */
+function promisesIn(file: string, text?: string): Record<string, number> {
+	const body = prose(file, text).join('\n');
+	return Object.fromEntries(PROMISES.map(([name, pattern]) => [name, body.match(pattern)?.length ?? 0]));
+}
+
+test('each promise is stated once: whole in docs/safety.md, at most once in the README, on no other user page', () => {
+	const once = Object.fromEntries(PROMISES.map(([name]) => [name, 1]));
+	expect(promisesIn(path.join(root, 'docs', 'safety.md'))).toEqual(once);
+	const readme = promisesIn(path.join(root, 'README.md'));
+	expect(Object.entries(readme).filter(([, count]) => count > 1)).toEqual([]);
+	const elsewhere = userPages
+		.filter((file) => !['README.md', 'docs/safety.md'].includes(relative(file)))
+		.flatMap((file) => Object.entries(promisesIn(file)).filter(([, count]) => count > 0).map(([name]) => `${relative(file)}: ${name}`));
+	expect(elsewhere).toEqual([]);
+	// The README links to the whole statement.
+	expect(linksOf(path.join(root, 'README.md'))).toContain('docs/safety.md');
+});
+
+test('the promise check finds a second statement (so its silence means something)', () => {
+	const page = path.join(root, 'docs', 'x.md');
+	expect(promisesIn(page, 'In queue mode it is a bet on time.\n\nAgain: a bet on time, for its last 10,000 top-ups.')).toMatchObject({
+		'queue mode is a bet on time': 2,
+		'the reach of top-ups': 1,
+		'regular mode needs no assumption': 0,
+	});
+});
+
+/**
+ * Every screenshot is used (issue 35): each file under docs/screenshots/ is shown or linked on a
+ * page, and each the browser test takes of an example (its canvas, and the panel of each of our
+ * node types in it) exists. The exceptions wait for the lead to take them again with the browser
+ * suite (`npm run screenshots`): stale ones (the example changed since) are kept unlinked, and new
+ * ones are not taken yet. Each exception must still be one: the check says when to drop it.
+ */
+const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+const RETAKES_PENDING = [
+	'payoutsIncidentCheck-canvas',
+	'payoutsPaylinkStatus-canvas',
+	'payoutsPaylinkStatus-payoutsPaylink-parameters',
+	'payoutsOAuthCallback-canvas',
+	'payoutsOAuthCallback-payoutsOAuth-parameters',
+	'payoutsEventPayout-canvas',
+	'payoutsEventPayout-payoutsTransfer-parameters',
+	'payoutsGuardedBatch-canvas',
+	'payoutsGuardedBatch-payoutsTransfer-parameters',
+	'payoutsReleaseHeld-canvas',
+];
+const NEVER_TAKEN = ['payoutsIncidentCheck-payoutsIncidentTrigger-parameters', 'payoutsReconcile-canvas'];
+
+/** The screenshots a page shows or links, by name without .png. */
+const screenshotsLinkedFrom = (file: string) =>
+	linksOf(file)
+		.map((target) => resolve(file, target)?.file)
+		.filter((target): target is string => target !== undefined && path.dirname(target) === SCREENSHOTS && target.endsWith('.png'))
+		.map((target) => path.basename(target, '.png'));
+
+/** What the browser test shoots of each example: `<id>-canvas`, and `<id>-<node type>-parameters` per node type of ours. */
+const expectedScreenshots = examples.flatMap((example) => [
+	`${example.id}-canvas`,
+	...[...new Set(example.nodes.filter((node) => node.type.startsWith('n8n-nodes-payouts.')).map((node) => node.type.split('.')[1]))].map((type) => `${example.id}-${type}-parameters`),
+]);
+
+test('every screenshot is shown or linked on a page, but for those waiting to be taken again', () => {
+	const linked = new Set(pages.flatMap(screenshotsLinkedFrom));
+	const files = readdirSync(SCREENSHOTS).filter((file) => file.endsWith('.png')).map((file) => path.basename(file, '.png'));
+	expect(files.filter((name) => !linked.has(name) && !RETAKES_PENDING.includes(name))).toEqual([]);
+	// An exception that is linked, or missing, is no exception any more: drop it from the list.
+	expect(RETAKES_PENDING.filter((name) => linked.has(name) || !files.includes(name))).toEqual([]);
+});
+
+test("every screenshot the browser test takes of the examples exists, but for those not taken yet", () => {
+	const files = new Set(readdirSync(SCREENSHOTS).map((file) => path.basename(file, '.png')));
+	expect(expectedScreenshots.filter((name) => !files.has(name) && !NEVER_TAKEN.includes(name))).toEqual([]);
+	// Taken at last: link it, and drop it from NEVER_TAKEN.
+	expect(NEVER_TAKEN.filter((name) => files.has(name) || !expectedScreenshots.includes(name))).toEqual([]);
+});
+
+/**
+ * Editor texts are short (issue 35): every description n8n shows (a node's, a parameter's, an
+ * option's, a credential field's) is at most about 200 characters; the rest is in the docs.
+ */
+const MAX_DESCRIPTION = 200;
+const descriptionSources = (): Array<{ name: string; description: unknown }> => [
+	...codexFiles.map((file) => {
+		const folder = path.dirname(file);
+		const source = path.join(folder, `${path.basename(folder)}.node.ts`);
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const exported = require(source) as Record<string, new () => { description: unknown }>;
+		const NodeClass = exported[path.basename(folder)];
+		return { name: path.basename(folder), description: new NodeClass().description };
+	}),
+	...readdirSync(path.join(root, 'credentials'))
+		.filter((file) => file.endsWith('.credentials.ts'))
+		.map((file) => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const exported = require(path.join(root, 'credentials', file)) as Record<string, new () => { properties: unknown }>;
+			const CredentialClass = Object.values(exported)[0];
+			return { name: file, description: { properties: new CredentialClass().properties } };
+		}),
+];
+
+/** Every description under a node's or credential's description, with where it is. */
+function descriptionsIn(where: string, value: unknown): Array<[string, string]> {
+	if (Array.isArray(value)) return value.flatMap((entry) => descriptionsIn(where, entry));
+	if (!value || typeof value !== 'object') return [];
+	const entry = value as Record<string, unknown>;
+	const name = entry.name ?? entry.displayName;
+	const here = name === undefined ? where : `${where}/${String(name)}`;
+	const own: Array<[string, string]> = typeof entry.description === 'string' ? [[here, entry.description]] : [];
+	return [...own, ...['properties', 'options', 'values'].flatMap((key) => descriptionsIn(here, entry[key]))];
+}
+
+function tooLong(sources: Array<{ name: string; description: unknown }>): string[] {
+	return sources
+		.flatMap(({ name, description }) => descriptionsIn(name, description))
+		.filter(([, text]) => text.length > MAX_DESCRIPTION)
+		.map(([where, text]) => `${where}: ${text.length} characters`);
+}
+
+test(`every description the editor shows is at most ${MAX_DESCRIPTION} characters`, () => {
+	const sources = descriptionSources();
+	expect(sources.length).toBe(codexFiles.length + 1);
+	expect(sources.flatMap(({ name, description }) => descriptionsIn(name, description)).length).toBeGreaterThan(50);
+	expect(tooLong(sources)).toEqual([]);
+});
+
+test('the description check finds a long one, also in a collection inside a collection (so its silence means something)', () => {
+	const nested = { properties: [{ name: 'options', options: [{ name: 'guard', values: [{ name: 'deep', description: 'x'.repeat(201) }] }] }] };
+	expect(tooLong([{ name: 'Node', description: nested }])).toEqual(['Node/options/guard/deep: 201 characters']);
 });

@@ -71,7 +71,7 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 				name: 'endTime',
 				type: 'dateTime',
 				default: '',
-				description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone; the service does not document which timezone it reads it in.",
+				description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
 			},
 			{
 				displayName: 'Entity Code',
@@ -86,7 +86,7 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 				name: 'startTime',
 				type: 'dateTime',
 				default: '',
-				description: "Start of the time range, within the last 90 days. Default: the start of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone; the service does not document which timezone it reads it in.",
+				description: "Start of the time range, within the last 90 days. Default: the start of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
 			},
 		]),
 	],

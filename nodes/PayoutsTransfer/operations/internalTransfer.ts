@@ -67,7 +67,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			placeholder: 'e.g. {{ $json.body.eventId }}',
 			description:
-				"What makes this top-up the same one in any run: rows with the same key are one transfer, paid once, so a re-run, a retry or a second delivery of the same event does not pay again. E.g. the event's ID, a column of your sheet, or {{ $today.toISODate() }} for once a day. Not needed when the row has a 'Transfer ID'.",
+				"Rows with the same key are one top-up, paid once by this node of this workflow (for about its last 10,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
 		},
 		additionalFields([
 			{

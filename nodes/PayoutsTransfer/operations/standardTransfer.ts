@@ -1,20 +1,19 @@
 import type { z } from 'zod';
 
-import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
+import { amount, fields, itemSchema, text } from '../../shared/rules';
 import { additionalFields } from '../../shared/describe';
-import { TRANSFER_MODES } from '../../shared/transferModes';
+import { TRANSFER_MODES, transferModeRule } from '../../shared/transferModes';
 import type { PayoutOperation } from '../../shared/types';
 import { amountProperty, remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
-
-const MODES = TRANSFER_MODES.map(({ value }) => value);
 
 const schema = itemSchema({
 	beneId: text({ required: true, ...fields.alphanumeric }),
 	// The field rule says at least 1.00; the errors name a maximum of Rs. 100000.
 	amount: amount({ min: 1, max: 100000, maxDecimals: 2, sendAs: 'number' }),
 	transferId: text({ required: true, ...fields.transferId }),
-	transferMode: oneOf(MODES, 'banktransfer'),
+	// A sheet column's IMPS is the picker's IMPS: sent as imps.
+	transferMode: transferModeRule,
 	paymentInstrumentId: text({}),
 	remarks: text(fields.remarks),
 });
