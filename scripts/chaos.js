@@ -241,7 +241,7 @@ async function runChaos(given = {}) {
 					// A card or standard row whose request went out as n8n was killed, before its claim was
 					// written, reads so on the re-run; the dashboard has it paid: settled, nothing to change.
 					else if (item.status === 'ALREADY_EXISTS' && DASHBOARD_PAID.includes(dashboard.get(item.transferId))) settled[kind] += 1;
-					else if (/map its status to Options > 'Dashboard Status'/.test(String(item.hint ?? ''))) looked[kind] = { ...looked[kind], [index]: dashboard.get(item.transferId) ?? 'NOT_FOUND' };
+					else if (/to Options > 'Settle With Dashboard Status'/i.test(String(item.hint ?? ''))) looked[kind] = { ...looked[kind], [index]: dashboard.get(item.transferId) ?? 'NOT_FOUND' };
 					else if (/acted on by an earlier run/.test(String(item.hint ?? ''))) {
 						// A fresh look: paid now, or still not paid and paid under a new key, as the hint says.
 						if (dashboard.has(item.transferId)) looked[kind] = { ...looked[kind], [index]: dashboard.get(item.transferId) };

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { findErrorRow } from './errors';
+import { DASHBOARD_STATUS_OPTION } from './record/settle';
 import type { Failure, Outcome, Planned } from './routine';
 import { excerpt } from './transport';
 import type { Answer } from './transport';
@@ -30,7 +31,7 @@ export function alreadySubmitted(entry: Planned, earlier: EarlierAnswer = {}): I
 		status: 'ALREADY_SUBMITTED',
 		subCode: service?.subCode ?? null,
 		message: byDashboard
-			? `The payouts dashboard says ${byDashboard} for this transfer (Options > 'Dashboard Status'): not sent again`
+			? `The payouts dashboard says ${byDashboard} for this transfer (${DASHBOARD_STATUS_OPTION}): not sent again`
 			: `This node sent this transfer with these values before and the service answered ${first ? String(first.status) : 'it'}${service ? ` (now: ${service.message})` : ''}: not sent again`,
 		transferId: entry.params.transferId as string,
 	};
@@ -68,7 +69,7 @@ export function heldByService(entry: Planned, said: { subCode?: string; message:
 	const transferId = String(entry.params.transferId);
 	return {
 		message: `The outcome of the transfer is unknown: the service holds Transfer ID ${transferId} from this node's earlier request, which had no clear answer [item ${entry.index}]`,
-		hint: `Not sent again. The service has this Transfer ID and refuses it again, but whether its money moved is in the dashboard: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID: pay it under a new one. The service has no status lookup the node could ask.`,
+		hint: `Not sent again. The service has this Transfer ID and refuses it again, but whether its money moved is in the dashboard (the service has no status lookup the node could ask): SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID: pay it under a new one. Map that status to ${DASHBOARD_STATUS_OPTION} and this row reads so from then on.`,
 		status: 'UNKNOWN',
 		fromService: true,
 		subCode: said.subCode,
@@ -104,7 +105,7 @@ export function unknownOutcomeHint(entry: Planned, serviceGuards: boolean): stri
 
 /** Where the node guards a transfer, an unknown outcome is settled from the dashboard. */
 export function settleAdvice(transferId: string): string {
-	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. Look up Transfer ID ${transferId} in the payouts dashboard and map its status to Options > 'Dashboard Status' (SUCCESS or PENDING: paid; FAILED, REJECTED or NOT_FOUND: not paid, sent once), then run the row again. Never give it a new Transfer ID while its outcome is unknown.`;
+	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. Once no run is sending it any more, look up Transfer ID ${transferId} in the payouts dashboard and map its status to ${DASHBOARD_STATUS_OPTION} (SUCCESS or PENDING: paid; FAILED, REJECTED or NOT_FOUND: not paid, sent once), then run the row again. Never give it a new Transfer ID while its outcome is unknown.`;
 }
 
 /** Turns one answer into output items or a failure; the only place that judges answers. */

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { sleep } from 'n8n-workflow';
 
 import { redactor } from './redact';
-import { readDashboardStatus } from './record/settle';
+import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './record/settle';
 import type { Failure, Outcomes, Planned } from './routine';
 import type { Params, PayoutOperation, TransferOrigin } from './types';
 
@@ -153,10 +153,11 @@ function plannedTransfer(
 		params = { ...params, transferId: made.transferId };
 	}
 	const entry: Planned = { index, params, request: operation.request(params) };
-	if (!operation.movesMoney || operation.refusesDuplicateTransferId) return { entry };
+	if (!operation.movesMoney) return { entry };
 	const given = parameterValue(context, 'options.dashboardStatus', index, item);
 	const dashboard = readDashboardStatus(given);
-	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `'Dashboard Status' ${dashboard.issue} (given: ${shown(given)})`, "Map 'Dashboard Status' to the dashboard's status of this row's Transfer ID, or leave it empty.") };
+	const option = DASHBOARD_STATUS_OPTION.replace(/^Options > /, '');
+	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `${option} ${dashboard.issue} (given: ${shown(given)})`, `Map ${option} to the dashboard's status of this row's Transfer ID, or leave it empty.`) };
 	return { entry: dashboard ? { ...entry, dashboard } : entry };
 }
 

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { incidentGuardOption, readGuardSettings } from './incidentGuardOption';
 import type { GuardSettings } from './incidentGuardOption';
-import { DASHBOARD_WORDS } from './record/settle';
+import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from './record/settle';
 import type { PayoutOperation } from './types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
@@ -60,10 +60,10 @@ const allowAgentUse: INodeProperties = {
 		'Whether this node may run when an AI agent calls it as a tool. Off by default: an agent could invent amounts, beneficiaries or Transfer IDs, or see secrets.',
 };
 
-// Only rows the node itself guards need it (settle.ts); the words are the dashboard's own. An input
-// the user maps, so its label says what to do with it (its name, which saved workflows hold, stays).
+// Rows in doubt are settled with it (settle.ts); the words are the dashboard's own. An input the
+// user maps, so its label says what to do with it (its name, which saved workflows hold, stays).
 const dashboardStatus: INodeProperties = {
-	displayName: 'Settle With Dashboard Status',
+	displayName: DASHBOARD_STATUS_OPTION.replace(/^Options > '(.*)'$/, '$1'),
 	name: 'dashboardStatus',
 	type: 'string',
 	default: '',
@@ -173,8 +173,8 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			...(operation.transferIdWhenEmpty ? [payEveryRun, whereTheNodeGuards(queueModeSafety)] : []),
 			requestsPerSecond,
 			operation.refusesDuplicateTransferId ? transferRetries : whereTheServiceGuards(transferRetries),
-			// Only where the node itself guards a transfer can a row be in doubt.
-			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats, dashboardStatus]),
+			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
+			dashboardStatus,
 			transferTimeout,
 		],
 		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],

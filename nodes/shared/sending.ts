@@ -5,6 +5,7 @@ import { alreadyExists, alreadySubmitted, heldAfterFreed, heldByService, interpr
 import { dryRunItem } from './output';
 import { redactor } from './redact';
 import { fingerprint, reachNote, RECORD_REACH } from './record';
+import { DASHBOARD_STATUS_OPTION } from './record/settle';
 import type { Claim, Earlier } from './record';
 import type { Failure, Outcome, Outcomes, Planned, Run } from './routine';
 import { send } from './transport';
@@ -128,7 +129,7 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 		case 'answered':
 			return { items: [alreadySubmitted(entry, claim)] };
 		case 'dashboardOnly':
-			return { failure: alreadyExists(entry, { message: `The payouts dashboard says ${claim.word} for this Transfer ID (Options > 'Dashboard Status'): not sent`, fromService: false }, RECORD_REACH[record.guard]) };
+			return { failure: alreadyExists(entry, { message: `The payouts dashboard says ${claim.word} for this Transfer ID (${DASHBOARD_STATUS_OPTION}): not sent`, fromService: false }, RECORD_REACH[record.guard]) };
 		case 'otherValues':
 			return { failure: otherValues(entry) };
 		case 'inDoubt':
@@ -154,18 +155,22 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 	if (failure.repeatRefused) {
 		// The service holds this Transfer ID. Nothing moved now; what the record knew says whose it is.
 		let earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
-		if (earlier === 'unanswered' && !resent) earlier = await record.lookAgain(String(entry.params.transferId), printOf(run, entry));
+		if (earlier === 'unanswered' && !resent && !claim.byDashboard) earlier = await record.lookAgain(String(entry.params.transferId), printOf(run, entry));
 		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
 		if (earlier === 'paid') {
 			record.inDoubt(entry.index);
 			return { items: [alreadySubmitted(entry, { service: { subCode: said.subCode ?? null, message: said.message } })] };
 		}
-		if (earlier === 'unanswered') {
+		if (earlier === 'unanswered' && !claim.byDashboard) {
 			record.inDoubt(entry.index);
 			return { failure: heldByService(entry, said) };
 		}
-		record.refused(entry.index);
-		return { failure: claim.attempt > 1 ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
+		// Sent again after one that moved no money (refused, or not paid as the dashboard says): the
+		// service keeps that Transfer ID. Otherwise it is not this node's.
+		const afterNoMoney = claim.attempt > 1 || claim.byDashboard !== undefined;
+		if (earlier === 'unanswered') record.inDoubt(entry.index);
+		else record.refused(entry.index);
+		return { failure: afterNoMoney ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
 	}
 	// A refusal of a re-send says nothing of the earlier request, which may have paid.
 	const earlier: Earlier = resent ? 'unanswered' : await claim.earlier;

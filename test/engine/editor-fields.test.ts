@@ -212,8 +212,9 @@ describe("options are shown only where they act, by n8n's own display rules", ()
 	test("the dashboard's status is an input, labelled as one, and keeps the name saved workflows use", () => {
 		const option = (optionsOf('internalTransfer').options as INodeProperties[]).find((entry) => entry.name === 'dashboardStatus');
 		expect(option?.displayName).toBe('Settle With Dashboard Status');
-		expect(offered('cardTransfer')).not.toContain('dashboardStatus');
-		expect(offered('standardTransfer')).not.toContain('dashboardStatus');
+		// Every transfer can be in doubt: the node's own (internal), or held by the service (card, standard).
+		expect(offered('cardTransfer')).toContain('dashboardStatus');
+		expect(offered('standardTransfer')).toContain('dashboardStatus');
 	});
 
 	test("each operation's options are in alphabetical order of their labels, as n8n's guidelines ask", () => {

@@ -51,7 +51,7 @@ describe("n8n's Retry On Fail", () => {
 		// The retry re-sent rof_3 with its Transfer ID, and the service refused the repeat: it holds
 		// rof_3, which says nothing of its money. The two answered rows were not sent again.
 		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: the service holds Transfer ID rof_3 from this node's earlier request, which had no clear answer \[item 2\]$/);
-		expect(error?.description).toMatch(/in the dashboard: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID/);
+		expect(error?.description).toMatch(/in the dashboard \(the service has no status lookup the node could ask\): SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID/);
 		expect(sentIds()).toEqual(['rof_1', 'rof_2', 'rof_3', 'rof_3']);
 		expect(ledger().map((transfer) => transfer.transferId)).toEqual(['rof_1', 'rof_2', 'rof_3']);
 	});
@@ -60,7 +60,7 @@ describe("n8n's Retry On Fail", () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const { error } = await runNode(internal({ retryOnFail: true, maxTries: 3 }), [topUp(10, 'rof-internal')], service.credentials());
 		expect(error?.message).toMatch(/^The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now \[item 0\]$/);
-		expect(error?.description).toMatch(/Look up Transfer ID rof-internal-[0-9a-f]+ in the payouts dashboard and map its status to Options > 'Dashboard Status'/);
+		expect(error?.description).toMatch(/look up Transfer ID rof-internal-[0-9a-f]+ in the payouts dashboard and map its status to Options > 'Settle With Dashboard Status'/);
 		expect(sentIds()).toHaveLength(1);
 		expectPaidOnce([{ amount: 10 }]);
 	});

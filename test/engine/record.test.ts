@@ -68,7 +68,7 @@ describe('what a crash, Stop or a refusal leaves', () => {
 		const { transferId } = dry[0].json.body as { transferId: string };
 		inFlightWhenKilled(transferId, { amount: row.amount, rechargeAccount: row.account, transferId });
 		const unknown = await runNode(internal({}, { continueOnFail: true }), [row], service.credentials());
-		expect(unknown.items[0].json).toMatchObject({ status: 'UNKNOWN', transferId, hint: expect.stringMatching(/map its status to Options > 'Dashboard Status'/) });
+		expect(unknown.items[0].json).toMatchObject({ status: 'UNKNOWN', transferId, hint: expect.stringMatching(/map its status to Options > 'Settle With Dashboard Status'/) });
 		expect(posts()).toEqual([]);
 		// The dashboard has no such transfer: it never reached the service. Settled: sent once.
 		const settled = await runNode(internal(), [{ ...row, dashboardStatus: 'NOT_FOUND' }], service.credentials());
@@ -216,9 +216,35 @@ describe("Options > Dashboard Status: rows in doubt settled as data, in the dash
 		expect(later.items[0].json.status).toBe('SUCCESS');
 	});
 
+	test('card and standard: a row the service holds after a request without a clear answer is settled by the dashboard; a paid word for a row this node never sent is ALREADY_EXISTS', async () => {
+		const [held, failed, never] = paid(3, 'held_std');
+		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 2 }] });
+		const lost = await runNode(standard({ concurrency: 1 }, { continueOnFail: true }), [held, failed], service.credentials());
+		expect(statusCount(lost.items)).toEqual({ UNKNOWN: 2 });
+		// Sent again, the service refuses the repeat: it holds them, which says nothing of their money.
+		const again = await runNode(standard({ concurrency: 1 }, { continueOnFail: true }), [held, failed], service.credentials());
+		expect(again.items.map((item) => item.json.error)).toEqual([expect.stringMatching(/the service holds Transfer ID held_std_0/), expect.stringMatching(/the service holds Transfer ID held_std_1/)]);
+		service.sandbox.clearRequests();
+		const settled = await runNode(
+			standard({ concurrency: 1, dashboardStatus: '={{ $json.dashboardStatus }}' }, { continueOnFail: true }),
+			[{ ...held, dashboardStatus: 'SUCCESS' }, { ...failed, dashboardStatus: 'FAILED' }, { ...never, dashboardStatus: 'SUCCESS' }],
+			service.credentials(),
+		);
+		expect(settled.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', dashboardStatus: 'SUCCESS' });
+		// Not paid, says the dashboard: sent again, and the service still holds it: never payable under it.
+		expect(settled.items[1].json).toMatchObject({ status: 'ERROR', dashboardStatus: 'FAILED', hint: expect.stringMatching(/can never be paid under it: pay it under a new Transfer ID/) });
+		expect(settled.items[2].json).toMatchObject({ status: 'ALREADY_EXISTS', dashboardStatus: 'SUCCESS' });
+		expect(posts().map((request) => (request.body as { transferId: string }).transferId)).toEqual([failed.transferId]);
+		// Settled for good: without the status the paid one reads ALREADY_SUBMITTED (sent with its
+		// Transfer ID, as card and standard rows always are, and refused by the service as a repeat).
+		const later = await runNode(standard(), [held], service.credentials());
+		expect(later.items[0].json).toMatchObject({ status: 'ALREADY_SUBMITTED', message: expect.stringMatching(/already exists/i) });
+		expect(ledger().filter((transfer) => transfer.transferId.startsWith('held_std'))).toHaveLength(2);
+	});
+
 	test("a word the node does not read is refused before anything is sent, naming the item, the option and the words", async () => {
 		const { error } = await runNode(internal(), [...topUps(1, 'word'), { ...topUps(2, 'word')[1], dashboardStatus: 'maybe' }], service.credentials());
-		expect(error?.message).toBe("'Dashboard Status' must be one of the dashboard's words SUCCESS, PENDING, FAILED, ERROR, REJECTED, NOT_FOUND (given: \"maybe\") [item 1]");
+		expect(error?.message).toBe("'Settle With Dashboard Status' must be one of the dashboard's words SUCCESS, PENDING, FAILED, ERROR, REJECTED, NOT_FOUND (given: \"maybe\") [item 1]");
 		expect(posts()).toEqual([]);
 	});
 });

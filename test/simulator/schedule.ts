@@ -93,7 +93,7 @@ export async function runSchedule(seed: number, options: ScheduleOptions = {}): 
 					if (!dryRun) rows.forEach(want);
 					world.execute(name, rows, { dryRun, stopAfter });
 				}, 'world');
-			} else if (roll < 0.45 && operation === 'internalTransfer') {
+			} else if (roll < 0.45) {
 				// Settling from the dashboard: the rows that read UNKNOWN, with the export's status
 				// (a fresh export, or now and then the one used last time: a stale file).
 				const stale = random.chance(0.25);
@@ -143,9 +143,9 @@ export async function runSchedule(seed: number, options: ScheduleOptions = {}): 
 
 /**
  * What a user does after the node's words: runs the batch again; maps the dashboard's status of
- * the rows that read UNKNOWN (internal transfers, Options > Dashboard Status); a standard transfer
- * that does not read paid is looked up in the dashboard: paid there, it is done; failed at the
- * bank, it gets a new Transfer ID, as the node says. Up to six rounds.
+ * the rows that read UNKNOWN (Options > Settle With Dashboard Status); looks an ALREADY_EXISTS up
+ * (paid there: this payout, done; failed: a new key); gives a row a new key where the node says it
+ * can no longer be paid under its own, or belongs to another payout. Up to six rounds.
  */
 async function settleAsTheUser(world: World, name: string, wanted: Row[]) {
 	let rows = wanted.map((row) => ({ ...row }));
@@ -163,11 +163,10 @@ async function settleAsTheUser(world: World, name: string, wanted: Row[]) {
 			// The node says when a key can no longer be paid, or belongs to another transfer: a new one.
 			const newKey = /under a new (Transfer ID|Top-Up Key)/.test(outcome.hint ?? '') && (dashboard === 'NOT_FOUND' || dashboard === 'FAILED');
 			if (newKey || /give it its own/.test(outcome.hint ?? '')) return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
-			if (world.settings.operation === 'internalTransfer') return [{ ...row, dashboardStatus: outcome.status === 'UNKNOWN' ? dashboard : undefined }];
-			// A standard transfer the dashboard shows paid is done; one failed at the bank can never be
-			// paid under its Transfer ID: a new one, as the node says.
-			if (dashboard === 'SUCCESS' || dashboard === 'PENDING') return [];
-			return [dashboard === 'FAILED' ? { ...row, key: `${row.key}r` } : row];
+			// ALREADY_EXISTS: looked up; paid there with these values, it is this payout, paid: done.
+			if (outcome.status === 'ALREADY_EXISTS' && (dashboard === 'SUCCESS' || dashboard === 'PENDING')) return [];
+			if (outcome.status === 'ALREADY_EXISTS' && dashboard === 'FAILED') return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
+			return [{ ...row, dashboardStatus: outcome.status === 'UNKNOWN' ? dashboard : undefined }];
 		});
 	}
 	world.leftUnsettled = rows;

@@ -254,9 +254,8 @@ export class World {
 			concurrency: settings.concurrency,
 			timeout: settings.timeout ?? 1000,
 			dryRun: record.dryRun,
-			...(settings.operation === 'internalTransfer'
-				? { dashboardStatus: '={{ $json.dashboardStatus }}', queueModeSafety: settings.queueModeSafety ?? true, serviceRefusesRepeats: settings.serviceRefusesRepeats ?? false }
-				: {}),
+			dashboardStatus: '={{ $json.dashboardStatus }}',
+			...(settings.operation === 'internalTransfer' ? { queueModeSafety: settings.queueModeSafety ?? true, serviceRefusesRepeats: settings.serviceRefusesRepeats ?? false } : {}),
 		};
 		const node = { id: NODE_ID, name: 'Payouts Transfer', type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [0, 0] as [number, number], parameters, onError: continueOnFail ? ('continueRegularOutput' as const) : undefined };
 		const contextData = { node, workflow: { id: WORKFLOW_ID, active: true } } as unknown as ICheckProcessedContextData;

@@ -138,7 +138,7 @@ export class TransferRecord {
 			// This process holds the service's paid answer to these values: that is the evidence.
 			const first = firstAnswer(key);
 			if (first) return hold(dashboard?.verdict === 'notPaid' ? { kind: 'answered', first, contradiction: dashboard.word } : { kind: 'answered', first });
-			if (this.guard === 'service') return hold(this.claimWithService(transferId, print));
+			if (this.guard === 'service') return hold(dashboard ? await this.settleWithService(transferId, print, dashboard) : this.claimWithService(transferId, print));
 			const claim = await this.claimAsGuard(transferId, print, dashboard);
 			return hold(claim, claim.kind === 'send' ? claim.attempt : 1);
 		} catch (error) {
@@ -163,6 +163,32 @@ export class TransferRecord {
 		);
 		this.later(written.then(() => undefined));
 		return { kind: 'send', earlier: written, attempt: 1 };
+	}
+
+	/**
+	 * Where the service guards, a row the dashboard has a word on waits for what the record knows
+	 * before it goes out: held by the service from a request of this node without a clear answer,
+	 * the dashboard settles it (paid: not sent; not paid: sent again, and if the service still holds
+	 * it, it can never be paid under this Transfer ID); never sent by this node, a paid word means
+	 * another transfer has it (not sent).
+	 */
+	private async settleWithService(transferId: string, print: string, dashboard: DashboardStatus): Promise<Claim> {
+		const [sent, open] = [marks.sent(transferId, print), marks.open(transferId, print)];
+		const { seen } = await this.journal.record([sent, open]);
+		const earlier = this.earlierOf(seen, sent, open);
+		const paidWord = dashboard.verdict === 'paid';
+		if (earlier === 'paid') return paidWord ? { kind: 'answered' } : { kind: 'answered', contradiction: dashboard.word };
+		if (earlier === 'none') {
+			if (!paidWord) return { kind: 'send', earlier, attempt: 1 };
+			// Asking recorded a claim of a transfer this run will not send: forgotten again.
+			this.forgetLater([sent, open]);
+			return { kind: 'dashboardOnly', word: dashboard.word };
+		}
+		if (paidWord) {
+			this.keepForgottenLater([open]);
+			return { kind: 'answered', byDashboard: dashboard.word };
+		}
+		return { kind: 'send', earlier, attempt: 1, byDashboard: dashboard.word };
 	}
 
 	/** What the record says of earlier requests of these values (asking recorded "no clear answer" over a paid one: forgotten again). */

@@ -1,11 +1,15 @@
 /**
- * Options > Dashboard Status: what the payouts dashboard says of a row's Transfer ID, mapped from
- * a column (e.g. the dashboard's CSV export, read with Extract From File and merged with the
- * batch by Transfer ID). Only a row the node itself guards and cannot tell about needs it: an
- * internal transfer sent without a clear answer. The dashboard's own words are read as they are.
+ * Options > Settle With Dashboard Status (`dashboardStatus`): what the payouts dashboard says of a
+ * row's Transfer ID, mapped from a column (e.g. the dashboard's CSV export, read with Extract From
+ * File and merged with the batch by Transfer ID). Only a row in doubt needs it: sent without a
+ * clear answer (where the node guards), or held by the service after such a request (where the
+ * service guards). The dashboard's own words are read as they are.
  */
 
 export type DashboardVerdict = 'paid' | 'notPaid';
+
+/** What the editor calls Options > dashboardStatus, so that every message names it as the user sees it. */
+export const DASHBOARD_STATUS_OPTION = "Options > 'Settle With Dashboard Status'";
 
 /** The words, by what they say about the money. */
 export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
