@@ -50,12 +50,13 @@ const ROW_CODE = {
 /** Manual Trigger → one Code node of rows and one Pay node per kind, as a user's batch would be. */
 function batchWorkflow(rowsPerKind, concurrency) {
 	const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
-	const options = { concurrency, retries: 3 };
+	// What the dashboard says of a row in doubt comes in a column (Options > Settle With Dashboard Status).
+	const options = { concurrency, retries: 3, dashboardStatus: '={{ $json.dashboardStatus }}' };
 	const pays = {
 		standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options },
 		card: { operation: 'cardTransfer', token: '={{ $json.card }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', cardType: 'DEBIT', additionalFields: {}, options },
-		// Keyed by a column; what the dashboard says of a row in doubt comes in a column too.
-		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { ...options, dashboardStatus: '={{ $json.dashboardStatus }}' } },
+		// Keyed by a column.
+		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options },
 	};
 	const nodes = [{ id: 'chaos-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 200], parameters: {} }];
 	const connections = { Start: { main: [[]] } };

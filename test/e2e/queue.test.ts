@@ -305,12 +305,18 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		expect(transfers.map((transfer) => transfer.transferId).sort()).toEqual(BATCH_ROWS.map((row) => row.transferId).sort());
 		expect(transfers.map((transfer) => [transfer.transferId, transfer.amount])).toEqual(expect.arrayContaining(BATCH_ROWS.map((row) => [row.transferId, row.amount])));
 
-		// What the re-run says: rows paid before it are already submitted, the others paid now.
+		// What the re-run says: rows paid before it are already submitted, or, where the killed worker's
+		// request was in flight (its answer never came), the service holds them: in doubt, for a person
+		// to look up ("Needs a Check"); the others paid now.
 		expect(status).toBe('success');
-		expect({ pending: output('Pending'), check: output('Needs a Check'), notSent: output('Not Sent') }).toEqual({ pending: [], check: [], notSent: [] });
-		const reported = Object.fromEntries(output('Paid').map((item) => [item.transferId, item.status]));
+		expect({ pending: output('Pending'), notSent: output('Not Sent') }).toEqual({ pending: [], notSent: [] });
+		const reported = Object.fromEntries([...output('Paid'), ...output('Needs a Check')].map((item) => [item.transferId, item.status]));
 		process.stderr.write(`[queue test] killed ${victim} with ${killedAt} of ${BATCH_ROWS.length} rows in the ledger, ${paidBeforeRerun.length} after the request in flight landed; the re-run on ${workerOf(rerun)} reported ${JSON.stringify(reported)}\n`);
-		expect(reported).toEqual(Object.fromEntries(BATCH_ROWS.map((row) => [row.transferId, paidBeforeRerun.includes(row.transferId) ? 'ALREADY_SUBMITTED' : 'SUCCESS'])));
+		for (const row of BATCH_ROWS) {
+			if (paidBeforeRerun.includes(row.transferId)) expect({ [row.transferId]: ['ALREADY_SUBMITTED', 'UNKNOWN'].includes(reported[row.transferId]) }).toEqual({ [row.transferId]: true });
+			else expect({ [row.transferId]: reported[row.transferId] }).toEqual({ [row.transferId]: 'SUCCESS' });
+		}
+		for (const item of output('Needs a Check')) expect(item.error ?? item.message).toMatch(/the service holds Transfer ID|already exists/i);
 	});
 
 	test('two workers run overlapping batches of keyed internal transfers at once (report 6): no row paid twice, none reported paid by guess', async () => {
@@ -347,9 +353,13 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			}
 		}
 		expect(answers.flat().filter((item) => item.status === 'SUCCESS')).toHaveLength(90);
-		// Once both have finished, nothing is in doubt: the same two batches again pay nothing and read ALREADY_SUBMITTED.
+		// Once both have finished: the same two batches again pay nothing and read ALREADY_SUBMITTED, or,
+		// where another worker's call wrote back a paid answer's forgotten "no clear answer" mark (n8n's
+		// store has no lock: docs/safety.md), UNKNOWN, never paid twice and never called paid by guess.
 		const again = await Promise.all(batches.map(async (rows) => (await (await fetch(`${stack.main.url}/webhook/payouts-queue-overlap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows }) })).json()) as Json[]));
-		expect(again.flat().map((item) => item.status)).toEqual(Array(120).fill('ALREADY_SUBMITTED'));
+		const againStatuses = again.flat().map((item) => String(item.status));
+		process.stderr.write(`[queue test] overlapping batches run again: ${againStatuses.filter((status) => status === 'ALREADY_SUBMITTED').length} of 120 ALREADY_SUBMITTED, ${againStatuses.filter((status) => status === 'UNKNOWN').length} UNKNOWN (a lost forget)\n`);
+		expect(againStatuses.filter((status) => !['ALREADY_SUBMITTED', 'UNKNOWN'].includes(status))).toEqual([]);
 		expect(sandbox.state().transfers).toHaveLength(90);
 	});
 
@@ -432,12 +442,11 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 				expect(statuses).toContain('SUCCESS');
 				const other = statuses[statuses.indexOf('SUCCESS') === 0 ? 1 : 0];
 				expect(['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(other);
-				const index = Number(eventId.slice(prefix.length));
-				// A redelivery after the first answer: internal (the node guards, and a run ends once its
-				// writes are written) reads ALREADY_SUBMITTED; standard reads it too unless the other
-				// worker's crossing call wrote over the claim, when the service's refusal reads
-				// ALREADY_EXISTS (docs/safety.md: less precise, never paid twice).
-				if (index % 2 === 1) expect(kind === 'internal' ? ['ALREADY_SUBMITTED'] : ['ALREADY_SUBMITTED', 'ALREADY_EXISTS']).toContain(other);
+				// A redelivery after the first answer reads ALREADY_SUBMITTED, or, less precise across
+				// workers (docs/safety.md: n8n's store has no lock), UNKNOWN where a paid answer's note was
+				// written over, and for a standard transfer ALREADY_EXISTS where its claim was: never
+				// paid twice (the ledger, above), never called paid by guess. The tally says how often.
+				if (Number(eventId.slice(prefix.length)) % 2 === 1) expect(kind === 'internal' ? ['ALREADY_SUBMITTED', 'UNKNOWN'] : ['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(other);
 			}
 		});
 
@@ -458,9 +467,10 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			const unanswered = events.filter((_, index) => first[index].status !== 200);
 			const again = await Promise.all(unanswered.map((eventId) => post('standard', eventId, 1 + events.indexOf(eventId))));
 			// A request the killed worker sent before its claim was written (a standard claim is written
-			// while its request goes out) reads ALREADY_EXISTS: the service refused the repeat
+			// while its request goes out) reads ALREADY_EXISTS: the service refused the repeat; one whose
+			// claim was written but whose answer never came reads UNKNOWN: the service holds it
 			// (docs/safety.md). The ledger below says it was paid, and once.
-			for (const answer of again) expect(['SUCCESS', 'ALREADY_SUBMITTED', 'ALREADY_EXISTS']).toContain(answer.item.status);
+			for (const answer of again) expect(['SUCCESS', 'ALREADY_SUBMITTED', 'ALREADY_EXISTS', 'UNKNOWN']).toContain(answer.item.status);
 			const transfers = sandbox.state().transfers;
 			expect(transfers.map((transfer) => transfer.transferId).sort()).toEqual([...events].sort());
 			process.stderr.write(`[queue test] worker killed mid-stream: ${unanswered.length} of ${events.length} events had no answer; delivered again: ${JSON.stringify(again.map((answer) => answer.item.status))}\n`);

@@ -117,13 +117,24 @@ export type SuiteN8n = {
 	close: () => Promise<void>;
 };
 
+/** A plain-JavaScript package copied where n8n loads community packages, and listed as installed. */
+function installFolderPackage(userFolder: string, { name, dir }: { name: string; dir: string }) {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	fs.cpSync(dir, path.join(nodesDir, 'node_modules', name), { recursive: true });
+	const manifest = path.join(nodesDir, 'package.json');
+	const installed = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { dependencies: Record<string, string> };
+	installed.dependencies[name] = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+	fs.writeFileSync(manifest, JSON.stringify(installed, null, 2));
+}
+
 /**
  * A suite's own n8n: a sandbox (its options), a fresh user folder with the package installed the
  * community-package way, the "Payouts Sandbox" credential pointing at that sandbox, `workflows`
  * imported and `publish` made active before n8n starts; with `server`, `n8n start` ready for the
  * REST routes (owner signed in) and a REST client. `env` changes the server's and the CLI's
  * environment (a key set to undefined is removed); `prepare(sandbox)` runs before n8n first starts
- * (e.g. the service's timezone). `close()` stops and removes all of it, keeping the server's
+ * (e.g. the service's timezone); `packages` are test-only community packages installed beside ours.
+ * `close()` stops and removes all of it, keeping the server's
  * log as test-results/n8n-logs/<name>.log (the whole user folder with KEEP_N8N_FOLDERS=1).
  */
 export async function suiteN8n({
@@ -134,6 +145,7 @@ export async function suiteN8n({
 	server: withServer = false,
 	env: envChanges = {},
 	prepare,
+	packages = [],
 }: {
 	name: string;
 	sandbox?: Parameters<typeof startSandbox>[0];
@@ -142,6 +154,8 @@ export async function suiteN8n({
 	server?: boolean;
 	env?: Record<string, string | undefined>;
 	prepare?: (sandbox: Sandbox) => Promise<void>;
+	/** Test-only community packages (a folder each, plain JavaScript) installed beside this one. */
+	packages?: Array<{ name: string; dir: string }>;
 }): Promise<SuiteN8n> {
 	await n8n.ensureRuntime();
 	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', ...sandboxOptions });
@@ -168,6 +182,7 @@ export async function suiteN8n({
 	try {
 		await prepare?.(sandbox);
 		await n8n.installPackage(userFolder);
+		for (const extra of packages) installFolderPackage(userFolder, extra);
 		const withChanges = (env: Record<string, string>) => {
 			for (const [key, value] of Object.entries(envChanges)) {
 				if (value === undefined) delete env[key];

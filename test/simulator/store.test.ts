@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n: it lets Node's event loop turn between database steps */
 /**
  * The simulator's model of n8n's processed-data store (store.ts) against the plainest reading of
- * n8n 2.41.1's code: each call copies the row it reads, computes in JavaScript, and writes the
- * whole row back. Random calls of several "processes", their reads and writes interleaved at
+ * n8n 2.41.1's code (dist/deduplication/deduplication-helper.js): each call copies the row it
+ * reads, tests each value against a set of it, computes in JavaScript, and writes the whole row back. Random calls of several "processes", their reads and writes interleaved at
  * random (fast-check), must give every call the same answer and leave the same row in both.
  * The real-n8n check of the model is test/e2e/storeModel.test.ts.
  */
@@ -26,8 +26,9 @@ class Plain {
 			return [];
 		}
 		const processed: string[] = [];
+		const readSet = new Set(read);
 		hashed.forEach((hash, index) => {
-			if (read.find((entry) => entry === hash)) processed.push(values[index]);
+			if (readSet.has(hash)) processed.push(values[index]);
 			else read.push(hash);
 		});
 		read.splice(0, read.length - maxEntries);

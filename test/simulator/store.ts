@@ -1,17 +1,18 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- the model runs in Node under jest and the simulator, never inside n8n: its default pace is a turn of Node's event loop */
 /**
- * A model of n8n's processed-data store, built from n8n 2.41.1's own code
- * (packages/cli/src/deduplication/deduplication-helper.ts, `DeduplicationHelper`, mode `entries`),
- * for the simulator (world.ts) and the engine tests (test/helpers/engine.ts).
+ * A model of n8n's processed-data store, built from n8n 2.41.1's own code (`DeduplicationHelper`,
+ * mode `entries`, as n8n's npm package ships it: dist/deduplication/deduplication-helper.js; the
+ * repository's source of other versions differs), for the simulator (world.ts) and the engine
+ * tests (test/helpers/engine.ts). test/e2e/storeModel.test.ts checks it against real n8n.
  *
  * What n8n does, and so what this does:
  * - one row per workflow and context (`n:<node id>` for scope `node`, '' for scope `workflow`),
  *   holding the base64 md5 of each value, in the order they were added;
  * - `checkProcessedAndRecord`: `findOne` the row, then, in JavaScript, each value found in the
- *   row (or added earlier in the same call) is `processed`, each other one `new` and appended;
- *   the oldest are dropped past `maxEntries`; then the whole row is written back with `update`,
- *   or, when `findOne` found none, `insert`ed (the first insert's race: a second process that
- *   also found none fails on the primary key);
+ *   row as read is `processed`, each other one `new` and appended (a value given twice in one call
+ *   is new twice, and held twice); the oldest are dropped past `maxEntries`; then the whole row is
+ *   written back with `update`, or, when `findOne` found none, `insert`ed (the first insert's
+ *   race: a second process that also found none fails on the primary key);
  * - `removeProcessed`: `findOne`, drop each value found (first match), `update` the whole row;
  * - `getProcessedDataCount`: `findOne` only, the only call that writes nothing;
  * - no transaction, no lock, no version column: a call that read the row before another
@@ -132,15 +133,19 @@ export class ProcessedDataModel implements IDataDeduplicator {
 		}
 		const result: IDeduplicationOutput = { new: [], processed: [] };
 		await this.write(call, 'update', read, (data, held) => {
-			// n8n searches the array for each value (those added by this call included); a set finds the same.
+			// n8n 2.41.1 tests each value against a set of the row as read: not against this call's own.
+			const added: string[] = [];
 			hashed.forEach((hash, index) => {
 				if (held.has(hash)) result.processed.push(items[index]);
 				else {
 					result.new.push(items[index]);
-					data.push(hash);
-					held.add(hash);
+					added.push(hash);
 				}
 			});
+			for (const hash of added) {
+				data.push(hash);
+				held.add(hash);
+			}
 			if (options.maxEntries) for (const dropped of data.splice(0, Math.max(0, data.length - options.maxEntries))) held.delete(dropped);
 			return data;
 		});
