@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { findErrorRow } from './errors';
 import { DASHBOARD_STATUS_OPTION } from './record/settle';
-import type { Failure, Outcome, Planned } from './routine';
+import type { Failure, Outcome, Planned, RepeatGuard } from './routine';
 import { excerpt } from './transport';
 import type { Answer } from './transport';
 import type { Envelope, PayoutOperation } from './types';
@@ -96,9 +96,12 @@ export function heldAfterFreed(entry: Planned, said: { subCode?: string; message
 }
 
 /** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
-export function unknownOutcomeHint(entry: Planned, serviceGuards: boolean): string {
+export function unknownOutcomeHint(entry: Planned, guard: RepeatGuard): string {
 	const transferId = String(entry.params.transferId);
-	return serviceGuards
+	if (guard === 'earlierStep') {
+		return `The transfer may have been paid. Keep its claim in the earlier step's table (never give it a new Transfer ID): look up Transfer ID ${transferId} in the payouts dashboard and write what it says as the claim's outcome.`;
+	}
+	return guard === 'service'
 		? `The transfer may have been paid. Run the row again with the same Transfer ID (${transferId}): the service refuses a second transfer with it, so the row then reads SUCCESS or ALREADY_SUBMITTED. Never give it a new Transfer ID while its outcome is unknown.`
 		: settleAdvice(transferId);
 }
@@ -109,14 +112,15 @@ export function settleAdvice(transferId: string): string {
 }
 
 /** Turns one answer into output items or a failure; the only place that judges answers. */
-export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, redact: (text: string) => string, serviceGuards = operation.refusesDuplicateTransferId === true): Outcome {
+export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, redact: (text: string) => string, guard: RepeatGuard = operation.refusesDuplicateTransferId ? 'service' : 'node'): Outcome {
+	const serviceGuards = guard === 'service';
 	const item = `[item ${entry.index}]`;
 	// A transfer without a clear answer may have moved money: say so, never guess.
 	const unclear = (what: string, httpStatus?: number): Failure =>
 		operation.movesMoney
 			? {
 					message: redact(`The outcome of the transfer is unknown: ${what} ${item}`),
-					hint: unknownOutcomeHint(entry, serviceGuards),
+					hint: unknownOutcomeHint(entry, guard),
 					status: 'UNKNOWN',
 					fromService: true,
 					subCode: httpStatus ? String(httpStatus) : undefined,
@@ -163,11 +167,12 @@ export function interpret(operation: PayoutOperation, answer: Answer, entry: Pla
 			if (operation.host === 'verification' && answer.envelope.status === 'ERROR') {
 				return { failure: tokenFailure(answer.httpStatus, answer.envelope as unknown as IDataObject, item, redact) };
 			}
-			return envelopeOutcome(operation, answer.envelope, entry, redact, serviceGuards);
+			return envelopeOutcome(operation, answer.envelope, entry, redact, guard);
 	}
 }
 
-export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, redact: (text: string) => string, serviceGuards: boolean): Outcome {
+export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, redact: (text: string) => string, guard: RepeatGuard): Outcome {
+	const serviceGuards = guard === 'service';
 	if (envelope.status !== 'ERROR') return { items: operation.output(envelope, entry.params) };
 	const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
 	const serviceMessage = redact(envelope.message);
@@ -182,7 +187,7 @@ export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, 
 		failure: {
 			message: `${unknown ? 'The outcome of the transfer is unknown: ' : ''}${serviceMessage} ${item}`,
 			// A row of its own (201 "no response from bank") says it; a server fault needs the general advice.
-			hint: unknown ? `${row.unknownOutcome ? `${row.hint} ` : ''}${unknownOutcomeHint(entry, serviceGuards)}` : row.hint,
+			hint: unknown ? `${row.unknownOutcome ? `${row.hint} ` : ''}${unknownOutcomeHint(entry, guard)}` : row.hint,
 			status: unknown ? 'UNKNOWN' : 'ERROR',
 			fromService: true,
 			subCode: envelope.subCode,

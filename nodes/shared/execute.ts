@@ -59,9 +59,11 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
 
-	// 2. Send (or, in a dry run, describe) the items, each claimed in the node's record first.
-	if (operation.movesMoney && planned.length > 0) {
-		run.record = TransferRecord.open(this, workflowId, options.serviceRefusesRepeats ? 'service' : 'node', { acrossProcesses: options.queueModeSafety });
+	// 2. Send (or, in a dry run, describe) the items, each claimed in the node's record first,
+	// unless an earlier step of the workflow holds the claims.
+	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : options.claimHeldEarlier ? 'earlierStep' : 'node';
+	if (run.guard && run.guard !== 'earlierStep' && planned.length > 0) {
+		run.record = TransferRecord.open(this, workflowId, run.guard, { acrossProcesses: options.queueModeSafety });
 	}
 	try {
 		const { stoppingFailure, sentItems } = await sendItems(run, planned, outcomes, secretsOf, continueOnFail, notes);

@@ -19,6 +19,8 @@ export interface RunOptions {
 	serviceRefusesRepeats: boolean;
 	/** Where the node guards: confirm each claim across n8n processes before sending (queue mode). */
 	queueModeSafety: boolean;
+	/** Internal transfers: an earlier step holds each row's claim (e.g. a Postgres insert one execution wins): no record of its own. */
+	claimHeldEarlier: boolean;
 	/** Standard transfers: check items against open bank incidents first (off when undefined). */
 	incidentGuard?: GuardSettings;
 }
@@ -31,7 +33,7 @@ export function kindOf(operation: PayoutOperation): Kind {
 }
 
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'queueModeSafety'>> = {
+export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'queueModeSafety' | 'claimHeldEarlier'>> = {
 	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
@@ -98,6 +100,16 @@ const queueModeSafety: INodeProperties = {
 		'Whether each new top-up waits twice the slowest recent database call, so that two queue-mode workers do not both pay it while no such call takes longer. Off only where n8n runs as one process.',
 };
 
+// The way that holds in queue mode without a bet on time: docs/queue-claims.md.
+const claimHeldEarlier: INodeProperties = {
+	displayName: 'Claim Held by an Earlier Step',
+	name: 'claimHeldEarlier',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts). The node then keeps no record of it and does not wait.",
+};
+
 const serviceRefusesRepeats: INodeProperties = {
 	displayName: 'Service Refuses Repeated Transfer IDs',
 	name: 'serviceRefusesRepeats',
@@ -156,6 +168,7 @@ const transferTimeout: INodeProperties = {
  */
 const whereTheServiceGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { show: { serviceRefusesRepeats: [true] } } });
 const whereTheNodeGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true] } } });
+const whereTheNodeKeepsItsRecord = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true], claimHeldEarlier: [true] } } });
 
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */
 export function optionsFor(operation: PayoutOperation): INodeProperties {
@@ -163,6 +176,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	const choices: Record<Kind, INodeProperties[]> = {
 		transfer: [
 			allowAgentUse,
+			...(operation.transferIdWhenEmpty ? [whereTheNodeGuards(claimHeldEarlier)] : []),
 			concurrencyOf(
 				1,
 				'How many transfers are sent at once; output keeps the input order. Raise it only if your account allows parallel payouts. If n8n is killed mid-batch, the rows under way may read UNKNOWN.',
@@ -170,7 +184,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
-			...(operation.transferIdWhenEmpty ? [payEveryRun, whereTheNodeGuards(queueModeSafety)] : []),
+			...(operation.transferIdWhenEmpty ? [payEveryRun, whereTheNodeKeepsItsRecord(queueModeSafety)] : []),
 			requestsPerSecond,
 			operation.refusesDuplicateTransferId ? transferRetries : whereTheServiceGuards(transferRetries),
 			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
@@ -206,6 +220,7 @@ export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunO
 		payEveryRun: given.payEveryRun === true,
 		serviceRefusesRepeats,
 		queueModeSafety: given.queueModeSafety !== false,
+		claimHeldEarlier: !serviceRefusesRepeats && operation.transferIdWhenEmpty !== undefined && given.claimHeldEarlier === true,
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};
 }

@@ -45,13 +45,22 @@ export interface Planned {
 	dashboard?: DashboardStatus;
 }
 
+/**
+ * Who refuses a second transfer with a row's Transfer ID: the service (card, standard, and internal
+ * where the user says so), this node's record (internal), or an earlier step of the workflow that
+ * holds the row's claim (internal, Options > Claim Held by an Earlier Step).
+ */
+export type RepeatGuard = 'service' | 'node' | 'earlierStep';
+
 /** Everything one run needs to send an item, read once. */
 export interface Run {
 	context: IExecuteFunctions;
 	operation: PayoutOperation;
 	target: SendTarget;
 	options: RunOptions;
-	/** What this node sent before (transfers only). */
+	/** Who refuses a repeat of a transfer (transfers only). */
+	guard?: RepeatGuard;
+	/** What this node sent before (transfers this node or the service guards). */
 	record?: TransferRecord;
 	workflowId: string;
 	/** Requests Per Second: waits for the next request's turn. */

@@ -44,6 +44,11 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 		const redact = redactor(secretsOf.get(entry.index) ?? []);
 		const claim = await claims.of(position);
 		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim), ...recordNote(run, claim) });
+		if (run.guard === 'earlierStep') {
+			// An earlier step of the workflow holds this row's claim: the node keeps no record of it.
+			sent.sentItems.push(entry.index);
+			notes.set(entry.index, { ...notes.get(entry.index), claim: CLAIM_HELD_EARLIER, ...(entry.dashboard ? { dashboardStatus: entry.dashboard.word, dashboardStatusNote: "not used: the earlier step's claim table holds this row's outcome" } : {}) });
+		}
 		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, redact)).outcome;
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && outcome.failure.notTheService) run.notTheService ??= outcome.failure;
@@ -193,15 +198,17 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
  */
 async function sendWithRetries(run: Run, entry: Planned, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
 	const { context, operation, target, options } = run;
-	const serviceGuards = run.record ? run.record.guard === 'service' : undefined;
 	for (let attempt = 0; ; attempt++) {
 		await run.pace?.();
 		const answer = await send(context, target, entry.request);
-		const outcome = interpret(operation, answer, entry, redact, serviceGuards);
+		const outcome = interpret(operation, answer, entry, redact, run.guard);
 		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent: attempt > 0 };
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 	}
 }
+
+/** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
+const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node kept no record of it';
 
 const BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4000;
@@ -233,6 +240,7 @@ async function dryRun(run: Run, planned: Planned[]): Promise<Array<[number, Outc
 	const { record, operation, target } = run;
 	return planned.map((entry): [number, Outcome] => {
 		const item = dryRunItem(operation, target, entry.request);
+		if (run.guard === 'earlierStep') item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
 		if (record) {
 			const known = record.knownAnswer(String(entry.params.transferId), printOf(run, entry));
 			item.realRun = known

@@ -207,6 +207,15 @@ describe("options are shown only where they act, by n8n's own display rules", ()
 		expect(offered('internalTransfer')).toContain('queueModeSafety');
 		expect(offered('internalTransfer', { serviceRefusesRepeats: true })).not.toContain('queueModeSafety');
 		expect(offered('standardTransfer')).not.toContain('queueModeSafety');
+		// An earlier step holding the claims: the node keeps no record, so nothing to wait for.
+		expect(offered('internalTransfer', { claimHeldEarlier: true })).not.toContain('queueModeSafety');
+	});
+
+	test("Claim Held by an Earlier Step: offered for internal transfers while the node would guard them", () => {
+		expect(offered('internalTransfer')).toContain('claimHeldEarlier');
+		expect(offered('internalTransfer', { serviceRefusesRepeats: true })).not.toContain('claimHeldEarlier');
+		expect(offered('standardTransfer')).not.toContain('claimHeldEarlier');
+		expect(offered('cardTransfer')).not.toContain('claimHeldEarlier');
 	});
 
 	test("the dashboard's status is an input, labelled as one, and keeps the name saved workflows use", () => {
