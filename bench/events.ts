@@ -10,7 +10,12 @@
  *   n8n's own cost of an execution;
  * - the Payouts Transfer node, standard (Transfer ID from the event) and internal (Top-Up Key =
  *   the event's id), on a new node; the same events delivered again; then after 50,000 earlier
- *   transfers through the same node (events of 10,000 rows) and new events again.
+ *   transfers through the same node (events of 10,000 rows) and new events again;
+ * - in queue mode, internal top-ups behind a Postgres claim (docs/queue-claims.md: the claims table
+ *   of examples/queue-claims.sql, an insert that skips conflicts, only the winner sends, the outcome
+ *   written after): n8n's HTTP Request node behind the same claim, then the Payouts Transfer node
+ *   (Options > Claim Held by an Earlier Step) on a new node, delivered again, and after 50,000
+ *   earlier claims; compared with the HTTP Request node without a claim too.
  * Each figure is events/s (events over the wall time of the whole stream), p50 and p95 of the
  * sender's wait for the answer, and the ratios to the HTTP Request node of the same kind. The
  * sandbox's ledger is checked after each stream: every event paid once.
@@ -45,6 +50,8 @@ export interface EventRow {
 	p95VsHttp?: number;
 	/** What the senders were answered, by status. */
 	statuses: Record<string, number>;
+	/** The HTTP Request node's workflow the ratios are to, where it is not the plain one of the same kind. */
+	baseline?: string;
 }
 
 /** Rows per event of the earlier transfers that fill a node's history. */
@@ -79,6 +86,54 @@ function eventWorkflow(id: string, sender: Json): Json {
 	};
 }
 
+/**
+ * Webhook → Split Out → Claim (insert each row's Transfer ID, skipping conflicts) → Won? → the
+ * sender → Write the Outcome; a row whose claim is held answers from it (Read the Claim), as the
+ * template examples/queue-claim-payout.json does (without its checks and its sender's key).
+ */
+function claimWorkflow(id: string, sender: Json): Json {
+	const postgres = (name: string, query: string, replacement: string, x: number): Json => ({
+		id: `${id}-${name.replace(/\W/g, '')}`,
+		name,
+		type: 'n8n-nodes-base.postgres',
+		typeVersion: 2.6,
+		position: [x, 0],
+		alwaysOutputData: true,
+		credentials: { postgres: { id: queue.CLAIMS_CREDENTIAL.id, name: queue.CLAIMS_CREDENTIAL.name } },
+		parameters: { operation: 'executeQuery', query, options: { queryReplacement: replacement } },
+	});
+	const won: Json = {
+		id: `${id}-won`,
+		name: 'Won?',
+		type: 'n8n-nodes-base.if',
+		typeVersion: 2.2,
+		position: [600, 0],
+		parameters: { conditions: { options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 }, conditions: [{ id: `${id}-c`, leftValue: '={{ $json.won === true }}', rightValue: true, operator: { type: 'boolean', operation: 'true', singleValue: true } }], combinator: 'and' }, options: {} },
+	};
+	return {
+		id,
+		name: `Bench events: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all' },
+		nodes: [
+			{ id: `${id}-w`, name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: id, responseMode: 'lastNode', options: {} } },
+			{ id: `${id}-s`, name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+			postgres('Claim', 'INSERT INTO payouts.claims (transfer_id, event_id, amount) VALUES ($1, $1, $2) ON CONFLICT (transfer_id) DO NOTHING RETURNING transfer_id AS id, amount::text AS amount, true AS won;', '={{ $json.id }},{{ $json.amount }}', 400),
+			won,
+			{ id: `${id}-p`, name: 'Send', position: [800, 0], ...sender },
+			postgres('Write the Outcome', 'UPDATE payouts.claims SET status = $2, answered_at = now() WHERE transfer_id = $1 RETURNING status;', "={{ $('Claim').item.json.id }},{{ $json.status }}", 1000),
+			postgres('Read the Claim', "SELECT CASE WHEN status IN ('SUCCESS', 'PENDING') THEN 'ALREADY_SUBMITTED' ELSE 'UNKNOWN' END AS status FROM payouts.claims WHERE transfer_id = $1;", "={{ $('Rows').item.json.id }}", 800),
+		],
+		connections: {
+			Event: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+			Rows: { main: [[{ node: 'Claim', type: 'main', index: 0 }]] },
+			Claim: { main: [[{ node: 'Won?', type: 'main', index: 0 }]] },
+			'Won?': { main: [[{ node: 'Send', type: 'main', index: 0 }], [{ node: 'Read the Claim', type: 'main', index: 0 }]] },
+			Send: { main: [[{ node: 'Write the Outcome', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
 function workflows(sandboxUrl: string) {
 	const http = (kind: 'standard' | 'internal'): Json => ({
 		type: 'n8n-nodes-base.httpRequest',
@@ -97,13 +152,21 @@ function workflows(sandboxUrl: string) {
 	const payouts = (kind: 'standard' | 'internal'): Json => ({ type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, credentials, parameters: payoutsParameters[kind] });
 	// Regular mode is one n8n process: a user there turns Queue Mode Safety off (its wait guards against other processes).
 	const oneProcess = { ...payouts('internal'), parameters: { ...payoutsParameters.internal, options: { concurrency: 20, queueModeSafety: false } } };
-	return [
-		eventWorkflow('benchEvHttpStd', http('standard')),
-		eventWorkflow('benchEvHttpInt', http('internal')),
-		eventWorkflow('benchEvPayStd', payouts('standard')),
-		eventWorkflow('benchEvPayInt', payouts('internal')),
-		eventWorkflow('benchEvPayIntOne', oneProcess),
-	];
+	// Behind the claim the row is the claim's answer: its Transfer ID (`id`) and amount.
+	const claimed = (sender: Json, parameters: Json): Json => ({ ...sender, parameters: { ...(sender.parameters as Json), ...parameters } });
+	return {
+		plain: [
+			eventWorkflow('benchEvHttpStd', http('standard')),
+			eventWorkflow('benchEvHttpInt', http('internal')),
+			eventWorkflow('benchEvPayStd', payouts('standard')),
+			eventWorkflow('benchEvPayInt', payouts('internal')),
+			eventWorkflow('benchEvPayIntOne', oneProcess),
+		],
+		claim: [
+			claimWorkflow('benchEvHttpIntClaim', claimed(http('internal'), { jsonBody: `={{ JSON.stringify({ amount: $json.amount, rechargeAccount: '${seed.rechargeAccounts.configured}', transferId: $json.id }) }}` })),
+			claimWorkflow('benchEvPayIntClaim', claimed(payouts('internal'), { amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: undefined, additionalFields: { transferId: '={{ $json.id }}' }, options: { concurrency: 20, claimHeldEarlier: true } })),
+		],
+	};
 }
 
 const row = (kind: 'standard' | 'internal', id: string, index: number) =>
@@ -149,9 +212,10 @@ async function ledgerCount(sandboxUrl: string, prefix: string) {
 	return { total: matching.length, distinct: new Set(matching.map((transfer) => transfer.transferId)).size };
 }
 
-async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean; profilePid?: number }): Promise<EventRow[]> {
+async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean; claims: boolean; profilePid?: number }): Promise<EventRow[]> {
 	const { events, inFlight, history, tag } = options;
-	for (const id of ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne']) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
+	const published = ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne', ...(options.claims ? ['benchEvHttpIntClaim', 'benchEvPayIntClaim'] : [])];
+	for (const id of published) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
 	const rows: EventRow[] = [];
 	const ids = (label: string, count = events) => Array.from({ length: count }, (_, index) => `${tag}${label}${index}`);
 	const run = async (kind: 'standard' | 'internal', workflowId: string, workflow: string, label: string, eventIds = ids(label)) => {
@@ -191,6 +255,29 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 			compare(await run(kind, `benchEvPay${short}`, `Payouts Transfer, after ${history.toLocaleString('en-US')} earlier transfers`, `a${short}`));
 			await paidOnce(`${tag}a${short}`, events);
 		}
+		if (kind === 'internal' && options.claims) {
+			// Behind a Postgres claim: ratios to the HTTP Request node behind the same claim (the node's
+			// own cost), and, printed, to the plain HTTP Request node (what the claim itself costs).
+			const claimedHttp = await run(kind, 'benchEvHttpIntClaim', "n8n's HTTP Request node behind a Postgres claim", 'hc');
+			Object.assign(claimedHttp, { vsHttp: claimedHttp.eventsPerSecond / http.eventsPerSecond, p95VsHttp: claimedHttp.p95Ms / http.p95Ms });
+			const behindClaim = (result: EventRow) => Object.assign(result, { baseline: "n8n's HTTP Request node behind a Postgres claim", vsHttp: result.eventsPerSecond / claimedHttp.eventsPerSecond, p95VsHttp: result.p95Ms / claimedHttp.p95Ms });
+			behindClaim(await run(kind, 'benchEvPayIntClaim', 'Payouts Transfer behind a Postgres claim, a new node', 'pc'));
+			await paidOnce(`${tag}pc`, events);
+			behindClaim(await run(kind, 'benchEvPayIntClaim', 'Payouts Transfer behind a Postgres claim, the same events delivered again', 'pc'));
+			await paidOnce(`${tag}pc`, events);
+			if (history > 0) {
+				const filled = Date.now();
+				const earlier = ids('fc', history).map((id, index) => row(kind, id, index));
+				for (let from = 0; from < earlier.length; from += FILL_ROWS) {
+					const response = await fetch(`${webhookBase}/benchEvPayIntClaim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: earlier.slice(from, from + FILL_ROWS) }) });
+					if (!response.ok) throw new Error(`the ${history} earlier claimed transfers failed at row ${from}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+				}
+				await paidOnce(`${tag}fc`, history);
+				console.error(`  [${setup}] internal behind a claim: ${history} earlier claimed transfers in ${((Date.now() - filled) / 1000).toFixed(0)} s`);
+				behindClaim(await run(kind, 'benchEvPayIntClaim', `Payouts Transfer behind a Postgres claim, after ${history.toLocaleString('en-US')} earlier claims`, 'ac'));
+				await paidOnce(`${tag}ac`, events);
+			}
+		}
 	}
 	return rows;
 }
@@ -213,12 +300,12 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 			// With BENCH_PROFILE_DIR, a CPU profile of n8n's process over each measured stream: where an event's time goes.
 			Object.assign(env, profilingEnv());
 			await n8n.importCredential(userFolder, env, sandboxRef, seed);
-			await n8n.importWorkflows(userFolder, env, flows);
-			for (const flow of flows) await n8n.publishWorkflow(env, flow.id);
+			await n8n.importWorkflows(userFolder, env, flows.plain);
+			for (const flow of flows.plain) await n8n.publishWorkflow(env, flow.id);
 			const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 			try {
 				await n8n.ensureOwner(server.url);
-				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true, profilePid: server.child.pid })));
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true, claims: false, profilePid: server.child.pid })));
 			} finally {
 				await server.stop();
 			}
@@ -228,10 +315,10 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 		if (options.queueMode) {
 			const baseDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-bench-events-queue-'));
 			fs.chmodSync(baseDir, 0o755);
-			const stack = await queue.startQueueStack({ baseDir, sandbox: sandboxRef, seed, workers: 2, workerConcurrency: 10, fast: true, workflows: flows, publish: flows.map((flow) => flow.id) });
+			const stack = await queue.startQueueStack({ baseDir, sandbox: sandboxRef, seed, workers: 2, workerConcurrency: 10, fast: true, workflows: [...flows.plain, ...flows.claim], publish: [...flows.plain, ...flows.claim].map((flow) => flow.id) });
 			let failed = false;
 			try {
-				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, queue mode (Postgres, two workers)`, `${stack.main.url}/webhook`, sandbox.url, { ...options, tag: 'eq', oneProcess: false })));
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, queue mode (Postgres, two workers)`, `${stack.main.url}/webhook`, sandbox.url, { ...options, tag: 'eq', oneProcess: false, claims: true })));
 			} catch (error) {
 				failed = true;
 				console.error(`  queue mode failed; its logs are kept in ${baseDir}`);

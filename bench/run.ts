@@ -348,13 +348,13 @@ async function main() {
 			? []
 			: [
 					'',
-					`Events in real n8n: Webhook → one transfer → answer, ${eventCount} events, ${process.env.BENCH_EVENTS_IN_FLIGHT ?? 20} in flight, latency L (ratios to n8n's HTTP Request node of the same kind, same n8n):`,
+					`Events in real n8n: Webhook → one transfer → answer, ${eventCount} events, ${process.env.BENCH_EVENTS_IN_FLIGHT ?? 20} in flight, latency L (ratios to n8n's HTTP Request node of the same kind, same n8n, unless a row names another):`,
 					'',
 					'| Set-up | Kind | Workflow | Events/s | p50 | p95 | Events/s vs HTTP Request node | p95 vs HTTP Request node | Answers |',
 					'|---|---|---|---|---|---|---|---|---|',
 					...events.map(
 						(row) =>
-							`| ${row.setup} | ${row.kind} | ${row.workflow} | ${f(row.eventsPerSecond, 1)} | ${row.p50Ms} ms | ${row.p95Ms} ms | ${f(row.vsHttp)} | ${f(row.p95VsHttp)} | ${Object.entries(row.statuses).map(([status, count]) => `${status} ${count}`).join(', ')} |`,
+							`| ${row.setup} | ${row.kind} | ${row.workflow}${row.baseline ? ` (ratios to ${row.baseline})` : ''} | ${f(row.eventsPerSecond, 1)} | ${row.p50Ms} ms | ${row.p95Ms} ms | ${f(row.vsHttp)} | ${f(row.p95VsHttp)} | ${Object.entries(row.statuses).map(([status, count]) => `${status} ${count}`).join(', ')} |`,
 					),
 				]),
 	];

@@ -232,6 +232,7 @@ async function runChaos(given = {}) {
 			const looked = {};
 			/** Rows not settled by this run, by kind and status: what the run's line says of them. */
 			const unsettled = {};
+			const stuckExample = {};
 			let rekeyedNow = 0;
 			for (const kind of KINDS) {
 				const items = (runData[`Pay ${kind}`]?.at(-1)?.data?.main?.[0] ?? []).map((item) => item.json);
@@ -251,13 +252,18 @@ async function runChaos(given = {}) {
 							rekeyedNow += 1;
 						}
 					}
-					if (!PAID.includes(item.status)) unsettled[`${kind} ${item.status}`] = (unsettled[`${kind} ${item.status}`] ?? 0) + 1;
+					if (!PAID.includes(item.status)) {
+						unsettled[`${kind} ${item.status}`] = (unsettled[`${kind} ${item.status}`] ?? 0) + 1;
+						// One of each, with what it was given and said: why a row stays unsettled run after run.
+						stuckExample[`${kind} ${item.status}`] ??= `${item.transferId} (given ${item.dashboardStatus || 'no status'}): ${String(item.message ?? item.error ?? '').slice(0, 160)} | ${String(item.hint ?? '').slice(0, 160)}`;
+					}
 				});
 			}
 			const counts = KINDS.map((kind) => `${kind} ${settled[kind]}/${rowsPerKind}`).join(', ');
 			if (rekeyedNow) say(`run ${report.runs}: ${rekeyedNow} rows still not paid after their not-paid status was acted on: new keys`);
 			const written = Object.values(looked).reduce((sum, statuses) => sum + Object.keys(statuses).length, 0);
 			say(`run ${report.runs}: execution ${executionId} ${saved.status} in ${Math.round((Date.now() - runStarted) / 1000)} s; settled ${counts}; ${written} dashboard statuses read; not paid in this run's output: ${JSON.stringify(unsettled)}`);
+			if (process.env.CHAOS_VERBOSE) for (const [what, example] of Object.entries(stuckExample)) say(`  ${what}, e.g. ${example}`);
 			if (saved.status === 'success' && KINDS.every((kind) => settled[kind] === rowsPerKind)) break;
 			// The statuses go in the rows' column for the next run; a row's status from an earlier look is replaced by the new one.
 			const current = await api('GET', `/workflows/${workflow.id}`);

@@ -531,6 +531,18 @@ async function importCredential(userFolder, env, sandbox, seed, { reuse = false 
 	return imported;
 }
 
+/** Imports credentials (n8n's import format: id, name, type, data) with the n8n CLI. */
+async function importCredentials(userFolder, env, credentials) {
+	const file = path.join(userFolder, 'payouts-credentials-extra.json');
+	fs.writeFileSync(file, JSON.stringify(credentials));
+	try {
+		const result = await n8nCli(['import:credentials', `--input=${file}`], env);
+		if (result.code !== 0) throw new Error(`importing credentials failed:\n${result.stdout}${result.stderr}`);
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
+}
+
 /** The example workflows as n8n's import format (each has a fixed id). */
 function exampleWorkflows() {
 	const dir = path.join(ROOT, 'examples');
@@ -1135,6 +1147,7 @@ module.exports = {
 	EVENT_SENDER,
 	eventSenderCredential,
 	importCredential,
+	importCredentials,
 	exampleWorkflows,
 	importWorkflows,
 	freePort,

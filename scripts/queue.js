@@ -135,6 +135,18 @@ function psql(bin, port, sql) {
 	return execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-tAc', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
+/** The claims table of the queue-mode template, as its user creates it: examples/queue-claims.sql, in n8n's database, as n8n's role. */
+const CLAIMS_SQL = path.join(n8n.ROOT, 'examples', 'queue-claims.sql');
+function createClaimsTable(port) {
+	execFileSync(path.join(postgresBinDir(), 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', DATABASE.user, '-d', DATABASE.name, '-v', 'ON_ERROR_STOP=1', '-q', '-f', CLAIMS_SQL], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The credential the template's Postgres nodes use ("Payouts Claims Database"), pointing at `port`. */
+const CLAIMS_CREDENTIAL = { id: 'payoutsClaimsDb01', name: 'Payouts Claims Database' };
+function claimsCredential(port) {
+	return { ...CLAIMS_CREDENTIAL, type: 'postgres', data: { host: '127.0.0.1', port, database: DATABASE.name, user: DATABASE.user, password: DATABASE.password, ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 20 } };
+}
+
 /**
  * A Postgres cluster in `dir` (created on first use, kept afterwards), listening on 127.0.0.1:`port`,
  * with the role and database n8n uses. `fast` turns off fsync (throw-away test clusters).
@@ -311,11 +323,12 @@ function publishedWebhooks(workflows, publish) {
  * the main's user folder and copied into each worker's, the credential, `workflows` (default: the
  * examples, once), `publish` (workflow ids made active, before the main starts), the main with its
  * owner account (ready once its REST routes and the published workflows' webhooks answer), then the
- * workers (`workerConcurrency` executions at once each, each ready once it takes jobs). Returns
+ * workers (`workerConcurrency` executions at once each, each ready once it takes jobs;
+ * `workerDatabasePort(index, postgresPort)` gives a worker another port for n8n's database). Returns
  * handles (`main`, `cookie`, `rest`: a REST client of the main, `workers`, `postgres`, `redis`),
  * `startMain()`, `startWorker(index)`, and `stop()`, which stops all of it.
  */
-async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workerConcurrency = 5, workflows, publish = [], reuse = false, fast = false, onStep = () => {} }) {
+async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workerConcurrency = 5, workflows, publish = [], reuse = false, fast = false, workerDatabasePort, onStep = () => {} }) {
 	const started = [];
 	const stack = { baseDir, workers: [], stop: async () => {
 		for (const part of started.reverse()) await part.stop().catch(() => {});
@@ -351,6 +364,14 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		stack.mainEnv = queueEnv(n8n.n8nEnv(mainFolder, { port: mainPort, brokerPort: await n8n.freePort(ports.mainBroker ?? 0) }), base);
 		onStep('credential and workflows (migrations on a new database)');
 		await n8n.importCredential(mainFolder, stack.mainEnv, sandbox, seed, { reuse });
+		// The queue-mode template's claims table and its credential (docs/queue-claims.md), the
+		// credential once per user folder, so that a user's change to it survives the next start.
+		createClaimsTable(stack.postgres.port);
+		const claimsMarker = path.join(mainFolder, '.claims-credential-imported');
+		if (!reuse || !fs.existsSync(claimsMarker)) {
+			await n8n.importCredentials(mainFolder, stack.mainEnv, [claimsCredential(stack.postgres.port)]);
+			fs.writeFileSync(claimsMarker, CLAIMS_CREDENTIAL.id);
+		}
 		if (workflows) await n8n.importWorkflows(mainFolder, stack.mainEnv, workflows);
 		else stack.examplesImported = await importExamplesOnce(mainFolder, stack.mainEnv);
 		for (const id of publish) {
@@ -383,6 +404,9 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		stack.startWorker = async (index) => {
 			const name = workerNames[index];
 			const env = queueEnv(n8n.n8nEnv(folder(name), { port: await n8n.freePort(0), brokerPort: await n8n.freePort(0) }), base);
+			// A test may put something between a worker and n8n's database (a delaying proxy).
+			const databasePort = workerDatabasePort?.(index, stack.postgres.port);
+			if (databasePort) env.DB_POSTGRESDB_PORT = String(databasePort);
 			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0), concurrency: workerConcurrency });
 			worker.name = name;
 			stack.workers[index] = worker;
@@ -484,6 +508,9 @@ if (require.main === module) {
 }
 
 module.exports = {
+	CLAIMS_CREDENTIAL,
+	CLAIMS_SQL,
+	claimsCredential,
 	DATABASE,
 	missingQueueTools,
 	ensureQueueTools,

@@ -97,7 +97,7 @@ const queueModeSafety: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether each new top-up waits twice the slowest recent database call, so that two queue-mode workers do not both pay it while no such call takes longer. Off only where n8n runs as one process.',
+		'Whether each new top-up waits twice the slowest recent database call: across queue-mode workers a bet that none takes longer (no bet: docs/queue-claims.md). Off only in one-process n8n.',
 };
 
 // The way that holds in queue mode without a bet on time: docs/queue-claims.md.

@@ -43,13 +43,15 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 		}
 		const redact = redactor(secretsOf.get(entry.index) ?? []);
 		const claim = await claims.of(position);
-		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim), ...recordNote(run, claim) });
+		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
 		if (run.guard === 'earlierStep') {
 			// An earlier step of the workflow holds this row's claim: the node keeps no record of it.
 			sent.sentItems.push(entry.index);
 			notes.set(entry.index, { ...notes.get(entry.index), claim: CLAIM_HELD_EARLIER, ...(entry.dashboard ? { dashboardStatus: entry.dashboard.word, dashboardStatusNote: "not used: the earlier step's claim table holds this row's outcome" } : {}) });
 		}
 		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, redact)).outcome;
+		// Where the service guards, the claim is written while the request goes out: its fill is known now.
+		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...(await recordNote(run, claim)) });
 		outcomes.set(entry.index, outcome);
 		if ('failure' in outcome && outcome.failure.notTheService) run.notTheService ??= outcome.failure;
 		if ('failure' in outcome && !continueOnFail) {
@@ -254,8 +256,8 @@ async function dryRun(run: Run, planned: Planned[]): Promise<Array<[number, Outc
 }
 
 /** What a row's claim says of the record's reach, where the record is nearly full. */
-function recordNote(run: Run, claim: Claim): IDataObject {
-	const note = claim.kind === 'send' && run.record ? reachNote(claim.fill, run.record.guard) : undefined;
+async function recordNote(run: Run, claim: Claim): Promise<IDataObject> {
+	const note = claim.kind === 'send' && run.record ? reachNote(await claim.fill, run.record.guard) : undefined;
 	return note ? { recordNote: note } : {};
 }
 

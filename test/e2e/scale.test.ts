@@ -5,9 +5,10 @@
  * docs/safety.md states, shown at their size.
  * - Report 1 of issue 33: 9,000 keyed top-ups paid, a Dry Run of 3,000 new keys, the 200 oldest run
  *   again: all read ALREADY_SUBMITTED, nothing sent (the Dry Run wrote nothing, evicted nothing).
- * - Then the reach: 1,500 more fill the record; the rows whose marks made n8n forget the oldest
- *   say so (`recordNote`); the last 10,000 run again read ALREADY_SUBMITTED, nothing sent; the 500
- *   oldest, more than 10,000 top-ups ago, are past the reach (paid again, as stated).
+ * - Then the reach: 2,000 more fill the record (10,500 top-ups of two marks each) and go 500 past
+ *   it; the rows whose marks made n8n forget the oldest say so (`recordNote`); the last 10,000 run
+ *   again read ALREADY_SUBMITTED, nothing sent; the 500 oldest, more than 10,000 top-ups ago, are
+ *   past the reach (paid again, as stated).
  * - A standard batch of what the store keeps and 500 more, with n8n restarted (nothing in its
  *   memory): run again, the last rows of the reach read ALREADY_SUBMITTED, the 500 oldest
  *   ALREADY_EXISTS (the service refuses the repeat: nothing paid twice). About five minutes.
@@ -54,10 +55,10 @@ const reach = { internal: RECORD_REACH.node, standard: RECORD_REACH.service };
 /** Report 1 of issue 33, as it was found in real n8n. */
 const REPORT_1 = { paid: 9000, dryRun: 3000, oldest: 200 };
 /**
- * A standard transfer is one mark, and the store keeps MAX_ENTRIES (the reach and room for rows in
- * flight): past that the oldest go.
+ * A paid standard transfer keeps one mark and a paid top-up two, and the store keeps MAX_ENTRIES
+ * (the reach and room for rows in flight): past that the oldest go.
  */
-const kept = { standard: MAX_ENTRIES };
+const kept = { standard: MAX_ENTRIES, internal: MAX_ENTRIES / 2 };
 const workflows = {
 	internal: batch('scaleInternal', pays.internal, rows.internal, [0, REPORT_1.paid]),
 	standard: batch('scaleStandard', pays.standard, rows.standard, [0, kept.standard + BEYOND]),
@@ -114,11 +115,11 @@ test('report 1 of issue 33: 9,000 top-ups paid, a Dry Run of 3,000 new keys, the
 	expectNoTransferIdTwice();
 });
 
-test(`internal transfers at the reach: ${(reach.internal + BEYOND).toLocaleString('en-US')} top-ups fill the record and the rows that make n8n forget say so; the last ${reach.internal.toLocaleString('en-US')} run again read ALREADY_SUBMITTED; the ${BEYOND} oldest are past the reach`, async () => {
-	// After report 1's 9,000: the rest of the reach and 500 more.
-	await edit(workflows.internal.id, [REPORT_1.paid, reach.internal + BEYOND], 'internal');
+test(`internal transfers at the reach: ${(kept.internal + BEYOND).toLocaleString('en-US')} top-ups fill the record and the rows that make n8n forget say so; the last ${reach.internal.toLocaleString('en-US')} run again read ALREADY_SUBMITTED; the ${BEYOND} oldest are past the reach`, async () => {
+	// After report 1's 9,000: what fills the record, and 500 more.
+	await edit(workflows.internal.id, [REPORT_1.paid, kept.internal + BEYOND], 'internal');
 	const more = await run(workflows.internal.id);
-	expect(more.counts).toEqual({ SUCCESS: reach.internal + BEYOND - REPORT_1.paid });
+	expect(more.counts).toEqual({ SUCCESS: kept.internal + BEYOND - REPORT_1.paid });
 	// Nearly full: the run says so before n8n forgets anything, and how many it made n8n forget once it does.
 	const notes = more.items.map((item) => String(item.recordNote ?? ''));
 	expect(notes[0]).toBe('');
@@ -126,12 +127,12 @@ test(`internal transfers at the reach: ${(reach.internal + BEYOND).toLocaleStrin
 	expect(notes.filter((note) => /holds [\d,]+: from 21,000 on/.test(note)).length).toBeGreaterThan(0);
 	process.stderr.write(`[scale test] internal, the notes of the run that filled the record: ${notes.filter(Boolean).length} of ${notes.length} rows, the first at row ${notes.findIndex(Boolean)}\n`);
 	sandbox.clearRequests();
-	await edit(workflows.internal.id, [BEYOND, reach.internal + BEYOND], 'internal');
+	await edit(workflows.internal.id, [kept.internal + BEYOND - reach.internal, kept.internal + BEYOND], 'internal');
 	const again = await run(workflows.internal.id);
 	expect(again.counts).toEqual({ ALREADY_SUBMITTED: reach.internal });
 	expect(posts()).toBe(0);
-	// Past the reach: more than 10,000 top-ups ago, the record no longer holds them (as stated), and
-	// the runs that made n8n forget said so. How many are gone depends on the marks in flight.
+	// Past the reach: more than 10,000 top-ups ago, the record may no longer hold them (as stated),
+	// and the runs that made n8n forget said so. How many are gone depends on the marks in flight.
 	await edit(workflows.internal.id, [0, BEYOND], 'internal');
 	const oldest = await run(workflows.internal.id);
 	expect(Object.keys(oldest.counts).filter((status) => !['SUCCESS', 'ALREADY_SUBMITTED'].includes(status))).toEqual([]);

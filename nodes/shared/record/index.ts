@@ -39,6 +39,10 @@ import type { DashboardStatus } from './settle';
  * one mark where the service guards and two where the node does; what else costs marks (rows in
  * doubt, attempts after a refusal, settling) is counted with the row's size, and a run that
  * writes to a nearly full record says so on its rows, before n8n forgets anything (`reachNote`).
+ * Marks recorded by asking and forgotten again (asking about a paid transfer records "no clear
+ * answer") use room only while they are there: on a full row n8n drops the oldest for them, at
+ * most as many as are in flight at once (the simulator: 43 while 10,500 top-ups filled the row,
+ * 88 more while 5,000 of them ran again after a restart), which the reach's margin holds.
  */
 
 /** Transfers the record remembers per node, when each keeps the marks of a paid one, with room for the rest. */
@@ -57,7 +61,7 @@ export type Claim =
 	 * claim is written, which goes along with the request where the service guards). `attempt`:
 	 * where the node guards, which request of this transfer this is (1: the first).
 	 */
-	| { kind: 'send'; earlier: Earlier | Promise<Earlier>; attempt: number; byDashboard?: string; fill?: Fill }
+	| { kind: 'send'; earlier: Earlier | Promise<Earlier>; attempt: number; byDashboard?: string; fill?: Fill | Promise<Fill | undefined> }
 	/** This node holds a paid answer to these values (or the dashboard said paid): ALREADY_SUBMITTED. */
 	| { kind: 'answered'; first?: FirstAnswer; byDashboard?: string; contradiction?: string }
 	/** Sent by this node without a clear answer, maybe by another execution right now: UNKNOWN, not sent. */
@@ -154,7 +158,8 @@ export class TransferRecord {
 	 */
 	private claimWithService(transferId: string, print: string): Claim {
 		const [sent, open] = [marks.sent(transferId, print), marks.open(transferId, print)];
-		const written = this.journal.record([sent, open]).then(
+		const recorded = this.journal.record([sent, open]);
+		const written = recorded.then(
 			({ seen }): Earlier => this.earlierOf(seen, sent, open),
 			(error: unknown): Earlier => {
 				this.failedWrite = `the record of sent transfers could not be written (${reasonOf(error)}): a repeat of these transfers may read ALREADY_EXISTS where ALREADY_SUBMITTED was true`;
@@ -162,7 +167,7 @@ export class TransferRecord {
 			},
 		);
 		this.later(written.then(() => undefined));
-		return { kind: 'send', earlier: written, attempt: 1 };
+		return { kind: 'send', earlier: written, attempt: 1, fill: recorded.then(({ fill }) => fill, () => undefined) };
 	}
 
 	/**

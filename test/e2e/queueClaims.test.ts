@@ -1,0 +1,247 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, sockets and files); these rules guard the code n8n loads (nodes/, credentials/) */
+/**
+ * Issue 34 end to end, in real n8n queue mode (scripts/queue.js: Postgres, Redis, a main and two
+ * workers), judged by the sandbox's ledger: internal top-ups driven by events, each delivered
+ * twice (half of the pairs at the same moment), with one worker's calls to n8n's database slowed
+ * far past the node's measured wait by a delaying proxy between that worker and Postgres.
+ * - The node's own guard alone (Top-Up Key, Queue Mode Safety on): its bet on time is lost on
+ *   purpose, and some top-ups are paid twice: the test proves it can be.
+ * - The template examples/queue-claim-payout.json (its claims table made by
+ *   examples/queue-claims.sql, the node's Options > Claim Held by an Earlier Step): every event
+ *   paid once.
+ * - A worker killed between the claim and the answer: never paid twice; the events it left read
+ *   503 UNKNOWN from their claim (no outcome), settled as docs/queue-claims.md says.
+ * - The claims database down: nothing is sent, and the error says so.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { seed, startSandbox } from '../helpers/sandbox';
+import type { Sandbox } from '../helpers/sandbox';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const n8n = require('../../scripts/n8n.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const queue = require('../../scripts/queue.js');
+
+jest.setTimeout(30 * 60 * 1000);
+
+type Json = Record<string, unknown>;
+
+/** How much later the slowed worker gets each answer of n8n's database: far past the node's wait (at least 100 ms). */
+const DATABASE_DELAY_MS = 300;
+const EVENTS = 200;
+const template = JSON.parse(fs.readFileSync(path.join(n8n.ROOT, 'examples', 'queue-claim-payout.json'), 'utf8')) as { id: string; nodes: Json[]; connections: Json };
+
+/** The node's own guard only: Webhook → Payouts Transfer (internal, Top-Up Key = the event's id) → answer. */
+const ownGuard = {
+	id: 'payoutsClaimsOwnGuard',
+	name: 'E2E claims: the node guards alone',
+	nodes: [
+		{ id: 'og-1', name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'payouts-own-guard-0001', parameters: { httpMethod: 'POST', path: 'payouts-own-guard', responseMode: 'lastNode', options: {} } },
+		{
+			id: 'og-2',
+			name: 'Top Up',
+			type: 'n8n-nodes-payouts.payoutsTransfer',
+			typeVersion: 1,
+			position: [220, 0],
+			onError: 'continueRegularOutput',
+			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
+			parameters: { operation: 'internalTransfer', amount: '={{ $json.body.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.body.eventId }}', additionalFields: {}, options: {} },
+		},
+	],
+	connections: { Event: { main: [[{ node: 'Top Up', type: 'main', index: 0 }]] } },
+	settings: { executionOrder: 'v1' },
+	active: false,
+};
+
+/** The template with its claims database down: a credential pointing at a port nobody listens on. */
+const DOWN = { id: 'payoutsClaimsDbDown', name: 'Payouts Claims Database (down)' };
+const templateDown = {
+	...template,
+	id: 'payoutsQueueClaimDown',
+	name: 'E2E claims: the claims database down',
+	nodes: template.nodes.map((node) => ({
+		...node,
+		id: `down-${String(node.id)}`,
+		...(node.type === 'n8n-nodes-base.webhook' ? { webhookId: 'payouts-claimed-down-0001', parameters: { ...(node.parameters as Json), path: 'payouts-claimed-topup-down' } } : {}),
+		...(node.type === 'n8n-nodes-base.postgres' ? { credentials: { postgres: DOWN } } : {}),
+	})),
+};
+
+let sandbox: Sandbox;
+let baseDir: string;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let stack: any;
+let proxy: net.Server;
+
+/**
+ * A TCP proxy that hands the client every answer of the server `delayMs` late, in order: a worker's
+ * every call to n8n's database takes that much longer, as on a loaded or distant database.
+ */
+async function delayingProxy(targetPort: () => number, delayMs: number): Promise<net.Server> {
+	const server = net.createServer((client) => {
+		const upstream = net.connect(targetPort(), '127.0.0.1');
+		let lastAt = 0;
+		client.on('data', (chunk) => upstream.write(chunk));
+		upstream.on('data', (chunk) => {
+			lastAt = Math.max(Date.now() + delayMs, lastAt);
+			setTimeout(() => client.writable && client.write(chunk), lastAt - Date.now());
+		});
+		const close = () => {
+			client.destroy();
+			upstream.destroy();
+		};
+		client.on('error', close);
+		upstream.on('error', close);
+		client.on('close', () => upstream.end());
+		upstream.on('close', () => setTimeout(() => client.end(), delayMs + 50));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return server;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const senderHeader = { 'content-type': 'application/json', [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value };
+
+async function post(webhookPath: string, eventId: string, amount: number, timeoutMs = 120_000): Promise<{ status: number; body: Json }> {
+	try {
+		const response = await fetch(`${stack.main.url}/webhook/${webhookPath}`, { method: 'POST', headers: senderHeader, body: JSON.stringify({ eventId, amount: amount.toFixed(2) }), signal: AbortSignal.timeout(timeoutMs) });
+		const text = await response.text();
+		let body: Json;
+		try {
+			body = JSON.parse(text) as Json;
+		} catch {
+			body = { text };
+		}
+		return { status: response.status, body };
+	} catch (error) {
+		return { status: 0, body: { noAnswer: (error as Error).message } };
+	}
+}
+
+/** Every event twice: the even ones at the same moment, the odd ones again after the first answer; ten events in flight. */
+async function deliverTwice(webhookPath: string, prefix: string): Promise<Map<string, Array<{ status: number; body: Json }>>> {
+	const answers = new Map<string, Array<{ status: number; body: Json }>>();
+	let next = 0;
+	const lane = async () => {
+		while (next < EVENTS) {
+			const index = next++;
+			const eventId = `${prefix}${index}`;
+			const deliver = () => post(webhookPath, eventId, 1 + (index % 50));
+			answers.set(eventId, index % 2 === 0 ? await Promise.all([deliver(), deliver()]) : [await deliver(), await deliver()]);
+		}
+	};
+	await Promise.all(Array.from({ length: 10 }, lane));
+	return answers;
+}
+
+/** How many times each Transfer ID with this prefix was booked. */
+function bookings(prefix: string): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const transfer of sandbox.state().transfers) if (transfer.transferId.startsWith(prefix)) counts.set(transfer.transferId, (counts.get(transfer.transferId) ?? 0) + 1);
+	return counts;
+}
+
+const tally = (answers: Map<string, Array<{ status: number; body: Json }>>) =>
+	[...answers.values()].flat().reduce<Record<string, number>>((counts, answer) => ({ ...counts, [`${answer.status} ${String(answer.body.status ?? answer.body.noAnswer ?? '')}`]: (counts[`${answer.status} ${String(answer.body.status ?? answer.body.noAnswer ?? '')}`] ?? 0) + 1 }), {});
+
+const describeQueue = queue.missingQueueTools().length && !process.env.CI ? describe.skip : describe;
+if (queue.missingQueueTools().length && !process.env.CI) process.stderr.write(`[queue claims test] SKIPPED: install ${queue.missingQueueTools().join(' and ')} (Debian packages) to run it\n`);
+
+describeQueue('queue mode with one worker\'s database calls slowed: the node\'s own guard against a Postgres claim', () => {
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
+		baseDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-queue-claims-'));
+		// The first worker talks to n8n's database through the delaying proxy, the others directly.
+		let postgresPort = 0;
+		proxy = await delayingProxy(() => postgresPort, DATABASE_DELAY_MS);
+		stack = await queue.startQueueStack({
+			baseDir,
+			sandbox,
+			seed,
+			fast: true,
+			workflows: [template, ownGuard, templateDown],
+			publish: [template.id, ownGuard.id, templateDown.id],
+			workerConcurrency: 10,
+			workerDatabasePort: (index: number, port: number) => {
+				postgresPort = port;
+				return index === 0 ? (proxy.address() as net.AddressInfo).port : undefined;
+			},
+		});
+		await n8n.importCredentials(path.join(baseDir, 'main'), stack.mainEnv, [{ ...DOWN, type: 'postgres', data: { host: '127.0.0.1', port: await n8n.freePort(0), database: 'n8n', user: 'n8n', password: 'n8n', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 2 } }]);
+	});
+
+	afterAll(async () => {
+		await stack?.stop();
+		proxy?.close();
+		await sandbox?.close();
+		if (baseDir && !process.env.KEEP_N8N_FOLDERS) fs.rmSync(baseDir, { recursive: true, force: true });
+	});
+
+	test(`the node's own guard alone: ${EVENTS} top-ups each delivered twice, half at once; with the bet on time lost on purpose some are paid twice`, async () => {
+		const answers = await deliverTwice('payouts-own-guard', 'og-evt-');
+		const paid = bookings('og-evt-');
+		const twice = [...paid].filter(([, count]) => count > 1).map(([transferId]) => transferId);
+		process.stderr.write(`[queue claims test] own guard: ${paid.size} events paid, ${twice.length} of them twice; answers ${JSON.stringify(tally(answers))}\n`);
+		expect(twice.length).toBeGreaterThan(0);
+	});
+
+	test(`the Postgres claim (examples/queue-claim-payout.json): the same ${EVENTS} top-ups each delivered twice: every event paid once`, async () => {
+		const answers = await deliverTwice('payouts-claimed-topup', 'pc-evt-');
+		const paid = bookings('pc-evt-');
+		process.stderr.write(`[queue claims test] Postgres claim: ${paid.size} events paid; answers ${JSON.stringify(tally(answers))}\n`);
+		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
+		for (const [eventId, pair] of answers) {
+			const statuses = pair.map((answer) => `${answer.status} ${String(answer.body.status ?? '')}`).sort();
+			if (!pair.some((answer) => answer.status === 0)) {
+				// One paid it; the other heard it was paid, or (at once) that the first had no answer yet.
+				expect({ eventId, statuses, paid: paid.get(eventId) }).toEqual({ eventId, statuses: expect.arrayContaining(['200 SUCCESS']), paid: 1 });
+				expect(['200 ALREADY_SUBMITTED', '200 SUCCESS', '503 UNKNOWN']).toEqual(expect.arrayContaining(statuses.filter((status) => status !== '200 SUCCESS')));
+			}
+		}
+		expect(paid.size).toBe(EVENTS);
+	});
+
+	test('a worker killed between the claim and the answer: never paid twice; its events read 503 UNKNOWN from their claim until settled', async () => {
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 1500 });
+		const events = Array.from({ length: 30 }, (_, index) => `kill-evt-${index}`);
+		const first = events.map((eventId, index) => post('payouts-claimed-topup', eventId, 1 + index, 60_000));
+		await sleep(2500);
+		stack.workers[0].kill();
+		const answers = await Promise.all(first);
+		await stack.startWorker(0);
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
+		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+		// The sender delivers again every event it has no answer for.
+		const unanswered = events.filter((_, index) => answers[index].status !== 200);
+		const again = await Promise.all(unanswered.map((eventId) => post('payouts-claimed-topup', eventId, 1 + events.indexOf(eventId))));
+		const paid = bookings('kill-evt-');
+		process.stderr.write(`[queue claims test] worker killed: ${unanswered.length} of ${events.length} events without an answer; delivered again: ${JSON.stringify(again.map((answer) => `${answer.status} ${String(answer.body.status)}`))}\n`);
+		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
+		// A delivered-again event is paid (its claim's outcome was written) or in doubt (its worker died): never sent again.
+		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '503 UNKNOWN']).toContain(`${answer.status} ${String(answer.body.status)}`);
+		for (const answer of again) if (answer.status === 503) expect(String(answer.body.message)).toMatch(/holds its claim and has no answer yet|has no clear answer/);
+		expect(again.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
+		expect(unanswered.length).toBeLessThan(events.length);
+	});
+
+	test('the claims database down: nothing is sent, and the error says so', async () => {
+		const before = sandbox.state().transfers.length;
+		const answer = await post('payouts-claimed-topup-down', 'down-evt-1', 10);
+		expect(answer.status).toBe(500);
+		expect(sandbox.state().transfers.length).toBe(before);
+		expect(sandbox.requests().filter((request) => String((request.body as Json | undefined)?.transferId ?? '').startsWith('down-evt'))).toEqual([]);
+		// The failed execution names the database that could not be reached.
+		const filter = encodeURIComponent(JSON.stringify({ workflowId: templateDown.id, status: ['error'] }));
+		const response = await fetch(`${stack.main.url}/rest/executions?filter=${filter}`, { headers: { cookie: stack.cookie } });
+		const { data } = (await response.json()) as { data: { results: Array<{ id: string }> } };
+		expect(data.results.length).toBeGreaterThan(0);
+		const execution = (await (await fetch(`${stack.main.url}/rest/executions/${data.results[0].id}`, { headers: { cookie: stack.cookie } })).json()) as { data: { data: string } };
+		expect(execution.data.data).toMatch(/ECONNREFUSED|connect|Couldn't connect/i);
+		expect(execution.data.data).toMatch(/Claim the Event/);
+	});
+});
