@@ -160,6 +160,19 @@ function runtimeReady(runtime = RUNTIME) {
 
 /** One installer at a time per cache folder (two test runs, or a test run and `npm start`). */
 async function withLock(lockDir, what, action) {
+	const release = await takeLock(lockDir, what);
+	try {
+		return await action();
+	} finally {
+		release();
+	}
+}
+
+/**
+ * Takes the lock `lockDir` (a folder holding the owner's pid), waiting while a live process holds
+ * it and taking it over from a dead one; returns its release.
+ */
+async function takeLock(lockDir, what) {
 	fs.mkdirSync(path.dirname(lockDir), { recursive: true });
 	for (let waited = 0; ; waited++) {
 		try {
@@ -189,11 +202,7 @@ async function withLock(lockDir, what, action) {
 			await sleep(1000);
 		}
 	}
-	try {
-		return await action();
-	} finally {
-		fs.rmSync(lockDir, { recursive: true, force: true });
-	}
+	return () => fs.rmSync(lockDir, { recursive: true, force: true });
 }
 
 /** npm install from the lockfile, with a progress line (packages fetched of the lockfile's total) instead of silence. */
@@ -1165,6 +1174,7 @@ module.exports = {
 	describeLedger,
 	flatted,
 	publishWorkflow,
+	takeLock,
 	parseExecuteOutput,
 	executeWorkflow,
 	npmEnv,

@@ -334,6 +334,12 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		for (const part of started.reverse()) await part.stop().catch(() => {});
 	} };
 	try {
+		// Under jest, one queue-mode set-up at a time on the machine: two of them (each a main,
+		// workers, Postgres and Redis) overload two cores, and the suites' waits then time the load.
+		if (process.env.JEST_WORKER_ID) {
+			const release = await n8n.takeLock(path.join(os.tmpdir(), 'n8n-nodes-payouts-queue-suite.lock'), 'running a queue-mode suite (one at a time)');
+			started.push({ stop: async () => release() });
+		}
 		ensureQueueTools();
 		await n8n.ensureRuntime();
 		fs.mkdirSync(baseDir, { recursive: true });

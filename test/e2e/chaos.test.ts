@@ -12,7 +12,8 @@ const queue = require('../../scripts/queue.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { runChaos, print: printReport } = require('../../scripts/chaos.js');
 
-jest.setTimeout(30 * 60 * 1000);
+// Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
+jest.setTimeout(45 * 60 * 1000);
 
 function toolsAvailable() {
 	try {

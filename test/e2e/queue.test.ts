@@ -22,7 +22,8 @@ const n8n = require('../../scripts/n8n.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 
-jest.setTimeout(20 * 60 * 1000);
+// Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
+jest.setTimeout(45 * 60 * 1000);
 
 type Json = Record<string, unknown>;
 type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };

@@ -26,7 +26,8 @@ const n8n = require('../../scripts/n8n.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 
-jest.setTimeout(30 * 60 * 1000);
+// Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
+jest.setTimeout(45 * 60 * 1000);
 
 type Json = Record<string, unknown>;
 
@@ -82,7 +83,10 @@ let proxy: net.Server;
  * every call to n8n's database takes that much longer, as on a loaded or distant database.
  */
 async function delayingProxy(targetPort: () => number, delayMs: number): Promise<net.Server> {
+	const sockets = new Set<net.Socket>();
 	const server = net.createServer((client) => {
+		sockets.add(client);
+		client.on('close', () => sockets.delete(client));
 		const upstream = net.connect(targetPort(), '127.0.0.1');
 		let lastAt = 0;
 		client.on('data', (chunk) => upstream.write(chunk));
@@ -100,6 +104,12 @@ async function delayingProxy(targetPort: () => number, delayMs: number): Promise
 		upstream.on('close', () => setTimeout(() => client.end(), delayMs + 50));
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	// Closing the proxy ends the connections it holds too.
+	const close = server.close.bind(server);
+	server.close = (callback) => {
+		for (const socket of sockets) socket.destroy();
+		return close(callback);
+	};
 	return server;
 }
 
@@ -138,6 +148,19 @@ async function deliverTwice(webhookPath: string, prefix: string): Promise<Map<st
 	return answers;
 }
 
+/** The failed executions of a workflow, each as its last node and the first error message n8n saved: what a 500 was. */
+async function failures(workflowId: string): Promise<string[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ['error', 'crashed'] }));
+	const listed = (await (await fetch(`${stack.main.url}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie: stack.cookie } })).json()) as { data: { results: Array<{ id: string; status: string }> } };
+	const said: string[] = [];
+	for (const { id, status } of listed.data.results.slice(0, 5)) {
+		const execution = (await (await fetch(`${stack.main.url}/rest/executions/${id}`, { headers: { cookie: stack.cookie } })).json()) as { data: { data: string } };
+		const text = String(execution.data.data);
+		said.push(`${id} ${status}: ${text.match(/"lastNodeExecuted","[^"]*"|"[^"]*Node[^"]{0,40}"/)?.[0] ?? ''} ${text.match(/"message","[^"]{0,200}"|"(?:[^"\\]|\\.){10,200}(?:failed|error|Error|timeout|terminated)[^"]{0,100}"/)?.[0] ?? ''}`);
+	}
+	return [`${listed.data.results.length} failed`, ...said];
+}
+
 /** How many times each Transfer ID with this prefix was booked. */
 function bookings(prefix: string): Map<string, number> {
 	const counts = new Map<string, number>();
@@ -145,8 +168,17 @@ function bookings(prefix: string): Map<string, number> {
 	return counts;
 }
 
-const tally = (answers: Map<string, Array<{ status: number; body: Json }>>) =>
-	[...answers.values()].flat().reduce<Record<string, number>>((counts, answer) => ({ ...counts, [`${answer.status} ${String(answer.body.status ?? answer.body.noAnswer ?? '')}`]: (counts[`${answer.status} ${String(answer.body.status ?? answer.body.noAnswer ?? '')}`] ?? 0) + 1 }), {});
+/** What the senders heard, by HTTP status and the body's status, with one body of each answer that is not 2xx. */
+function tally(answers: Map<string, Array<{ status: number; body: Json }>>) {
+	const counts: Record<string, number> = {};
+	const examples: Record<string, string> = {};
+	for (const answer of [...answers.values()].flat()) {
+		const said = `${answer.status} ${String(answer.body.status ?? answer.body.noAnswer ?? '')}`;
+		counts[said] = (counts[said] ?? 0) + 1;
+		if (answer.status >= 300 || answer.status === 0) examples[said] ??= JSON.stringify(answer.body).slice(0, 300);
+	}
+	return { counts, examples };
+}
 
 const describeQueue = queue.missingQueueTools().length && !process.env.CI ? describe.skip : describe;
 if (queue.missingQueueTools().length && !process.env.CI) process.stderr.write(`[queue claims test] SKIPPED: install ${queue.missingQueueTools().join(' and ')} (Debian packages) to run it\n`);
@@ -193,7 +225,7 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 	test(`the Postgres claim (examples/queue-claim-payout.json): the same ${EVENTS} top-ups each delivered twice: every event paid once`, async () => {
 		const answers = await deliverTwice('payouts-claimed-topup', 'pc-evt-');
 		const paid = bookings('pc-evt-');
-		process.stderr.write(`[queue claims test] Postgres claim: ${paid.size} events paid; answers ${JSON.stringify(tally(answers))}\n`);
+		process.stderr.write(`[queue claims test] Postgres claim: ${paid.size} events paid; answers ${JSON.stringify(tally(answers))}; failed executions: ${JSON.stringify(await failures(template.id))}\n`);
 		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
 		for (const [eventId, pair] of answers) {
 			const statuses = pair.map((answer) => `${answer.status} ${String(answer.body.status ?? '')}`).sort();
@@ -211,9 +243,10 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		const events = Array.from({ length: 30 }, (_, index) => `kill-evt-${index}`);
 		const first = events.map((eventId, index) => post('payouts-claimed-topup', eventId, 1 + index, 60_000));
 		await sleep(2500);
-		stack.workers[0].kill();
+		// The worker that talks to n8n's database directly (the slowed one takes minutes to start again).
+		stack.workers[1].kill();
 		const answers = await Promise.all(first);
-		await stack.startWorker(0);
+		await stack.startWorker(1);
 		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
 		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
 		// The sender delivers again every event it has no answer for.
@@ -227,6 +260,18 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		for (const answer of again) if (answer.status === 503) expect(String(answer.body.message)).toMatch(/holds its claim and has no answer yet|has no clear answer/);
 		expect(again.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
 		expect(unanswered.length).toBeLessThan(events.length);
+	});
+
+	test('a bad event (an amount with three decimals, none, above the limit) is answered 400 with its problems: nothing claimed, nothing sent', async () => {
+		for (const amount of ['25.001', '', '1000.01']) {
+			const response = await fetch(`${stack.main.url}/webhook/payouts-claimed-topup`, { method: 'POST', headers: senderHeader, body: JSON.stringify({ eventId: `bad-evt-${amount || 'none'}`, amount }) });
+			const body = (await response.json()) as Json;
+			expect({ amount, status: response.status, said: body.status, problems: body.problems }).toEqual({ amount, status: 400, said: 'INVALID', problems: [expect.stringMatching(/'amount'/)] });
+		}
+		// Delivered again with a good amount, the same event ids pay once: nothing was claimed for them.
+		const again = await post('payouts-claimed-topup', 'bad-evt-25.001', 25);
+		expect(`${again.status} ${String(again.body.status)}`).toBe('200 SUCCESS');
+		expect(bookings('bad-evt-')).toEqual(new Map([['bad-evt-25001', 1]]));
 	});
 
 	test('the claims database down: nothing is sent, and the error says so', async () => {

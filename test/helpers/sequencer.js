@@ -17,6 +17,7 @@ const n8n = require('../../scripts/n8n.js');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {
+	'test/e2e/queueClaims.test.ts': 720,
 	'test/e2e/queue.test.ts': 435,
 	'test/e2e/chaos.test.ts': 151,
 	'test/browser/editor.test.ts': 151,
@@ -35,6 +36,33 @@ const MEASURED = {
 const ROOT = path.join(__dirname, '..', '..');
 /** The suites that run real n8n: everything under test/e2e and test/browser. */
 const needsN8n = (file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file);
+/** The suites that start a queue-mode set-up: one at a time (scripts/queue.js takes a lock under jest). */
+const QUEUE_MODE = ['test/e2e/queue.test.ts', 'test/e2e/queueClaims.test.ts', 'test/e2e/chaos.test.ts'];
+const WORKERS = 2;
+
+/**
+ * The order two workers take `tests` in, longest first, but a queue-mode suite only when no other
+ * is running (it would wait for the lock, its worker idle): each free worker takes the longest
+ * queue-mode suite if the lock is free, else the longest other suite.
+ */
+function withQueueModeApart(tests, seconds, relative) {
+	const queueMode = tests.filter((test) => QUEUE_MODE.includes(relative(test)));
+	const others = tests.filter((test) => !queueMode.includes(test));
+	const order = [];
+	const freeAt = Array(WORKERS).fill(0);
+	let lockFreeAt = 0;
+	while (queueMode.length + others.length > 0) {
+		const worker = freeAt.indexOf(Math.min(...freeAt));
+		const now = freeAt[worker];
+		const takesLock = queueMode.length > 0 && (lockFreeAt <= now || others.length === 0);
+		const next = takesLock ? queueMode.shift() : others.shift();
+		const done = (takesLock ? Math.max(now, lockFreeAt) : now) + seconds(next);
+		if (takesLock) lockFreeAt = done;
+		freeAt[worker] = done;
+		order.push(next);
+	}
+	return order;
+}
 
 class PayoutsSequencer extends Sequencer {
 	sort(tests) {
@@ -46,7 +74,8 @@ class PayoutsSequencer extends Sequencer {
 			// A suite of real n8n we have no figure for takes about a minute; others, by size.
 			return needsN8n(test.path) ? 60 : fs.statSync(test.path).size / 2000;
 		};
-		const longestFirst = (list) => [...list].sort((a, b) => seconds(b) - seconds(a));
+		const relative = (test) => path.relative(ROOT, test.path).split(path.sep).join('/');
+		const longestFirst = (list) => withQueueModeApart([...list].sort((a, b) => seconds(b) - seconds(a)), seconds, relative);
 		if (n8n.runtimeReady()) return longestFirst(tests);
 		const withN8n = tests.filter((test) => needsN8n(test.path));
 		return [...longestFirst(tests.filter((test) => !withN8n.includes(test))), ...longestFirst(withN8n)];
