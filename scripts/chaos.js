@@ -174,6 +174,8 @@ async function runChaos(given = {}) {
 		let killsLeft = options.kills;
 		/** Rows given a new key, by kind and row: kept for every later run. */
 		const rekeyed = {};
+		/** What each row read run by run (and the status it was given): why a row stays unsettled. */
+		const histories = new Map();
 
 		const kill = async (executionId) => {
 			const victim = ['worker', 'main', 'both', 'worker'][Math.floor(random() * 4)];
@@ -252,10 +254,12 @@ async function runChaos(given = {}) {
 							rekeyedNow += 1;
 						}
 					}
+					const said = `${item.status}${item.dashboardStatus ? ` (given ${item.dashboardStatus})` : ''}`;
+					histories.set(`${kind} ${index}`, [...(histories.get(`${kind} ${index}`) ?? []), `${report.runs}: ${said}`]);
 					if (!PAID.includes(item.status)) {
 						unsettled[`${kind} ${item.status}`] = (unsettled[`${kind} ${item.status}`] ?? 0) + 1;
 						// One of each, with what it was given and said: why a row stays unsettled run after run.
-						stuckExample[`${kind} ${item.status}`] ??= `${item.transferId} (given ${item.dashboardStatus || 'no status'}): ${String(item.message ?? item.error ?? '').slice(0, 160)} | ${String(item.hint ?? '').slice(0, 160)}`;
+						stuckExample[`${kind} ${item.status}`] ??= `${item.transferId} (given ${item.dashboardStatus || 'no status'}): ${String(item.message ?? item.error ?? '').slice(0, 160)} | ${String(item.hint ?? '').slice(0, 160)} | runs: ${(histories.get(`${kind} ${index}`) ?? []).join(', ')}`;
 					}
 				});
 			}

@@ -155,13 +155,20 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 		return outcome;
 	}
 	const { failure } = outcome;
+	const recorded = await claim.earlier;
+	if (recorded === 'paid') {
+		// The record holds a paid answer to these values and the service refuses a repeat: nothing this
+		// run sent moved money, whatever it heard (a fault, or its own re-send refused as a repeat).
+		record.inDoubt(entry.index);
+		return { items: [alreadySubmitted(entry, { service: { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message } })] };
+	}
 	if (failure.status === 'UNKNOWN') {
 		record.inDoubt(entry.index);
 		return outcome;
 	}
 	if (failure.repeatRefused) {
 		// The service holds this Transfer ID. Nothing moved now; what the record knew says whose it is.
-		let earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
+		let earlier: Earlier = resent ? 'unanswered' : recorded;
 		if (earlier === 'unanswered' && !resent && !claim.byDashboard) earlier = await record.lookAgain(String(entry.params.transferId), printOf(run, entry));
 		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
 		if (earlier === 'paid') {
@@ -180,14 +187,9 @@ async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text
 		return { failure: afterNoMoney ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
 	}
 	// A refusal of a re-send says nothing of the earlier request, which may have paid.
-	const earlier: Earlier = resent ? 'unanswered' : await claim.earlier;
-	if (earlier === 'unanswered') {
+	if (resent || recorded === 'unanswered') {
 		record.inDoubt(entry.index);
 		return { failure: refusedResend(entry, failure) };
-	}
-	if (earlier === 'paid') {
-		record.inDoubt(entry.index);
-		return { items: [alreadySubmitted(entry, { service: { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message } })] };
 	}
 	record.refused(entry.index);
 	return outcome;

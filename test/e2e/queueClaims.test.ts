@@ -156,7 +156,7 @@ async function failures(workflowId: string): Promise<string[]> {
 	for (const { id, status } of listed.data.results.slice(0, 5)) {
 		const execution = (await (await fetch(`${stack.main.url}/rest/executions/${id}`, { headers: { cookie: stack.cookie } })).json()) as { data: { data: string } };
 		const text = String(execution.data.data);
-		said.push(`${id} ${status}: ${text.match(/"lastNodeExecuted","[^"]*"|"[^"]*Node[^"]{0,40}"/)?.[0] ?? ''} ${text.match(/"message","[^"]{0,200}"|"(?:[^"\\]|\\.){10,200}(?:failed|error|Error|timeout|terminated)[^"]{0,100}"/)?.[0] ?? ''}`);
+		said.push(`${id} ${status}: ${text.match(/"[A-Za-z]*Error: [^"]{0,200}"/)?.[0] ?? text.match(/"[^"]{0,120}(?:timeout|refused|terminated)[^"]{0,120}"/i)?.[0] ?? 'no message saved'}`);
 	}
 	return [`${listed.data.results.length} failed`, ...said];
 }
@@ -215,10 +215,16 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 	});
 
 	test(`the node's own guard alone: ${EVENTS} top-ups each delivered twice, half at once; with the bet on time lost on purpose some are paid twice`, async () => {
-		const answers = await deliverTwice('payouts-own-guard', 'og-evt-');
-		const paid = bookings('og-evt-');
-		const twice = [...paid].filter(([, count]) => count > 1).map(([transferId]) => transferId);
-		process.stderr.write(`[queue claims test] own guard: ${paid.size} events paid, ${twice.length} of them twice; answers ${JSON.stringify(tally(answers))}\n`);
+		// The bet is lost only where two deliveries meet on the slowed worker: up to three rounds of new events until it is.
+		const said: string[] = [];
+		let twice: string[] = [];
+		for (let round = 1; round <= 3 && twice.length === 0; round++) {
+			const answers = await deliverTwice('payouts-own-guard', `og${round}-evt-`);
+			const paid = bookings(`og${round}-evt-`);
+			twice = [...paid].filter(([, count]) => count > 1).map(([transferId]) => transferId);
+			said.push(`round ${round}: ${paid.size} events paid, ${twice.length} of them twice; answers ${JSON.stringify(tally(answers).counts)}`);
+		}
+		process.stderr.write(`[queue claims test] own guard: ${said.join('; ')}\n`);
 		expect(twice.length).toBeGreaterThan(0);
 	});
 
@@ -227,15 +233,24 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		const paid = bookings('pc-evt-');
 		process.stderr.write(`[queue claims test] Postgres claim: ${paid.size} events paid; answers ${JSON.stringify(tally(answers))}; failed executions: ${JSON.stringify(await failures(template.id))}\n`);
 		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
+		// A 500 is n8n failing around the template (on the slowed worker its own database pool waits past
+		// its connection timeout): no usable answer, like none at all. The sender delivers such events again.
+		const usable = (answer: { status: number }) => answer.status !== 0 && answer.status !== 500;
 		for (const [eventId, pair] of answers) {
 			const statuses = pair.map((answer) => `${answer.status} ${String(answer.body.status ?? '')}`).sort();
-			if (!pair.some((answer) => answer.status === 0)) {
+			if (pair.every(usable)) {
 				// One paid it; the other heard it was paid, or (at once) that the first had no answer yet.
 				expect({ eventId, statuses, paid: paid.get(eventId) }).toEqual({ eventId, statuses: expect.arrayContaining(['200 SUCCESS']), paid: 1 });
 				expect(['200 ALREADY_SUBMITTED', '200 SUCCESS', '503 UNKNOWN']).toEqual(expect.arrayContaining(statuses.filter((status) => status !== '200 SUCCESS')));
 			}
 		}
-		expect(paid.size).toBe(EVENTS);
+		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+		const unanswered = [...answers].filter(([, pair]) => !pair.some((answer) => answer.status === 200)).map(([eventId]) => eventId);
+		const again = await Promise.all(unanswered.map((eventId) => post('payouts-claimed-topup', eventId, 1 + (Number(eventId.slice('pc-evt-'.length)) % 50))));
+		process.stderr.write(`[queue claims test] Postgres claim: ${unanswered.length} events without a 200, delivered again: ${JSON.stringify(tally(new Map([['again', again]])).counts)}\n`);
+		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '200 SUCCESS', '503 UNKNOWN']).toContain(`${answer.status} ${String(answer.body.status)}`);
+		expect([...bookings('pc-evt-')].filter(([, count]) => count > 1)).toEqual([]);
+		expect(bookings('pc-evt-').size).toBe(EVENTS);
 	});
 
 	test('a worker killed between the claim and the answer: never paid twice; its events read 503 UNKNOWN from their claim until settled', async () => {
@@ -255,8 +270,9 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		const paid = bookings('kill-evt-');
 		process.stderr.write(`[queue claims test] worker killed: ${unanswered.length} of ${events.length} events without an answer; delivered again: ${JSON.stringify(again.map((answer) => `${answer.status} ${String(answer.body.status)}`))}\n`);
 		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
-		// A delivered-again event is paid (its claim's outcome was written) or in doubt (its worker died): never sent again.
-		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '503 UNKNOWN']).toContain(`${answer.status} ${String(answer.body.status)}`);
+		// A delivered-again event is paid (its claim's outcome was written), in doubt (its worker died after
+		// the claim: never sent again), or paid now (its first delivery died before it claimed anything).
+		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '503 UNKNOWN', '200 SUCCESS']).toContain(`${answer.status} ${String(answer.body.status)}`);
 		for (const answer of again) if (answer.status === 503) expect(String(answer.body.message)).toMatch(/holds its claim and has no answer yet|has no clear answer/);
 		expect(again.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
 		expect(unanswered.length).toBeLessThan(events.length);

@@ -242,6 +242,25 @@ describe("Options > Dashboard Status: rows in doubt settled as data, in the dash
 		expect(ledger().filter((transfer) => transfer.transferId.startsWith('held_std'))).toHaveLength(2);
 	});
 
+	test('card and standard: a row settled paid reads ALREADY_SUBMITTED on every later run, also when that run\'s request meets a fault', async () => {
+		const rows = paid(3, 'faulted_std');
+		// Each row's answer lost: in doubt, then settled paid from the dashboard (so no answer of the service in this process).
+		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 3 }] });
+		await runNode(standard({ concurrency: 1 }, { continueOnFail: true }), rows, service.credentials());
+		service.sandbox.configure({ faults: [] });
+		const settled = await runNode(standard({ concurrency: 1, dashboardStatus: '={{ $json.dashboardStatus }}' }), rows.map((row) => ({ ...row, dashboardStatus: 'SUCCESS' })), service.credentials());
+		expect(settled.items.map((item) => item.json.status)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		// A later run without the status: each row's request meets a fault (none answered; dropped and resent
+		// to a refusal as a repeat; refused as a repeat and the answer lost). The record holds them paid.
+		service.sandbox.configure({ faults: [{ fault: 'html-500', status: 502, match: { transferId: 'faulted_std_0' } }, { fault: 'drop-before', times: 1, match: { transferId: 'faulted_std_1' } }, { fault: 'drop-after', match: { transferId: 'faulted_std_2' } }] });
+		const faulted = await runNode(standard({ concurrency: 1, retries: 1 }, { continueOnFail: true }), rows, service.credentials());
+		expect(faulted.items.map((item) => item.json.status)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		service.sandbox.configure({ faults: [] });
+		const later = await runNode(standard({ concurrency: 1 }), rows, service.credentials());
+		expect(later.items.map((item) => item.json.status)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		expect(ledger().filter((transfer) => transfer.transferId.startsWith('faulted_std'))).toHaveLength(3);
+	});
+
 	test("a word the node does not read is refused before anything is sent, naming the item, the option and the words", async () => {
 		const { error } = await runNode(internal(), [...topUps(1, 'word'), { ...topUps(2, 'word')[1], dashboardStatus: 'maybe' }], service.credentials());
 		expect(error?.message).toBe("'Settle With Dashboard Status' must be one of the dashboard's words SUCCESS, PENDING, FAILED, ERROR, REJECTED, NOT_FOUND (given: \"maybe\") [item 1]");
