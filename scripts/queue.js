@@ -412,7 +412,12 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 			const env = queueEnv(n8n.n8nEnv(folder(name), { port: await n8n.freePort(0), brokerPort: await n8n.freePort(0) }), base);
 			// A test may put something between a worker and n8n's database (a delaying proxy).
 			const databasePort = workerDatabasePort?.(index, stack.postgres.port);
-			if (databasePort) env.DB_POSTGRESDB_PORT = String(databasePort);
+			if (databasePort) {
+				env.DB_POSTGRESDB_PORT = String(databasePort);
+				// Slow calls: a pool as wide as the worker's executions, so that they wait on the database and
+				// not on each other (n8n's pool of 2 gives up connecting after 20 s: the execution fails).
+				env.DB_POSTGRESDB_POOL_SIZE = String(Math.max(2, workerConcurrency));
+			}
 			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0), concurrency: workerConcurrency });
 			worker.name = name;
 			stack.workers[index] = worker;
