@@ -192,6 +192,7 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: [row(kind, ids[index], index)] }), signal: AbortSignal.timeout(NO_ANSWER_MS) }).catch(() => undefined);
 			if (!response) {
 				statuses['no answer'] = (statuses['no answer'] ?? 0) + 1;
+				waits.push(NO_ANSWER_MS);
 				continue;
 			}
 			const text = await response.text();
