@@ -284,7 +284,9 @@ export class Journal {
 		if (batch[0].kind === 'forget') {
 			this.lastForgetAt = Date.now();
 			const forgotten = await this.once(async () => await this.helpers.removeProcessed(unique, 'node', OPTIONS));
-			if (!('failure' in forgotten) && this.size !== undefined) this.size = Math.max(0, this.size - unique.length);
+			// The marks kept forgotten went with it again, mostly gone already: only the batch's own count.
+			const own = new Set(batch.flatMap((request) => request.marks)).size;
+			if (!('failure' in forgotten) && this.size !== undefined) this.size = Math.max(0, this.size - own);
 			for (const request of batch as Array<Extract<Request, { kind: 'forget' }>>) {
 				if ('failure' in forgotten) request.reject(forgotten.failure);
 				else request.resolve();
