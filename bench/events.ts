@@ -246,23 +246,27 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 		// The internal Transfer IDs the node makes from a Top-Up Key begin with the key.
 		const http = await run(kind, `benchEvHttp${short}`, "n8n's HTTP Request node", `h${short}`);
 		const compare = (result: EventRow) => Object.assign(result, { vsHttp: result.eventsPerSecond / http.eventsPerSecond, p95VsHttp: result.p95Ms / http.p95Ms });
-		compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, a new node', `p${short}`));
-		if (kind === 'internal' && options.oneProcess) compare(await run(kind, 'benchEvPayIntOne', 'Payouts Transfer, a new node, Queue Mode Safety off', 'o'));
-		await paidOnce(`${tag}p${short}`, events);
-		compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, the same events delivered again', `p${short}`));
-		await paidOnce(`${tag}p${short}`, events);
-		if (history > 0) {
-			// Earlier transfers through the same node, in events of up to FILL_ROWS rows each (one of
-			// 50,000 internal rows outlasts the sender's 300-second wait for an answer in queue mode).
-			const filled = Date.now();
-			const earlier = ids(`f${short}`, history).map((id, index) => row(kind, id, index));
-			for (let from = 0; from < earlier.length; from += FILL_ROWS) {
-				const response = await fetch(`${webhookBase}/benchEvPay${short}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: earlier.slice(from, from + FILL_ROWS) }) });
-				if (!response.ok) throw new Error(`the ${history} earlier transfers failed at row ${from}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+		// BENCH_CLAIMS_ONLY=1: the rows behind a Postgres claim and their baselines only (a shorter run).
+		const claimsOnly = process.env.BENCH_CLAIMS_ONLY === '1' && kind === 'internal' && options.claims;
+		if (!claimsOnly) {
+			compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, a new node', `p${short}`));
+			if (kind === 'internal' && options.oneProcess) compare(await run(kind, 'benchEvPayIntOne', 'Payouts Transfer, a new node, Queue Mode Safety off', 'o'));
+			await paidOnce(`${tag}p${short}`, events);
+			compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, the same events delivered again', `p${short}`));
+			await paidOnce(`${tag}p${short}`, events);
+			if (history > 0) {
+				// Earlier transfers through the same node, in events of up to FILL_ROWS rows each (one of
+				// 50,000 internal rows outlasts the sender's 300-second wait for an answer in queue mode).
+				const filled = Date.now();
+				const earlier = ids(`f${short}`, history).map((id, index) => row(kind, id, index));
+				for (let from = 0; from < earlier.length; from += FILL_ROWS) {
+					const response = await fetch(`${webhookBase}/benchEvPay${short}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: earlier.slice(from, from + FILL_ROWS) }) });
+					if (!response.ok) throw new Error(`the ${history} earlier transfers failed at row ${from}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+				}
+				console.error(`  [${setup}] ${kind}: ${history} earlier transfers through the node in ${((Date.now() - filled) / 1000).toFixed(0)} s`);
+				compare(await run(kind, `benchEvPay${short}`, `Payouts Transfer, after ${history.toLocaleString('en-US')} earlier transfers`, `a${short}`));
+				await paidOnce(`${tag}a${short}`, events);
 			}
-			console.error(`  [${setup}] ${kind}: ${history} earlier transfers through the node in ${((Date.now() - filled) / 1000).toFixed(0)} s`);
-			compare(await run(kind, `benchEvPay${short}`, `Payouts Transfer, after ${history.toLocaleString('en-US')} earlier transfers`, `a${short}`));
-			await paidOnce(`${tag}a${short}`, events);
 		}
 		if (kind === 'internal' && options.claims) {
 			// Behind a Postgres claim: ratios to the HTTP Request node behind the same claim (the node's
