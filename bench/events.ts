@@ -163,7 +163,7 @@ function workflows(sandboxUrl: string) {
 			eventWorkflow('benchEvPayIntOne', oneProcess),
 		],
 		claim: [
-			claimWorkflow('benchEvHttpIntClaim', claimed(http('internal'), { jsonBody: `={{ JSON.stringify({ amount: $json.amount, rechargeAccount: '${seed.rechargeAccounts.configured}', transferId: $json.id }) }}` })),
+			claimWorkflow('benchEvHttpIntClaim', claimed(http('internal'), { jsonBody: `={{ JSON.stringify({ amount: Number($json.amount), rechargeAccount: '${seed.rechargeAccounts.configured}', transferId: $json.id }) }}` })),
 			claimWorkflow('benchEvPayIntClaim', claimed(payouts('internal'), { amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: undefined, additionalFields: { transferId: '={{ $json.id }}' }, options: { concurrency: 20, claimHeldEarlier: true } })),
 		],
 	};
