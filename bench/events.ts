@@ -70,8 +70,8 @@ const payoutsParameters = {
 	internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.id }}', additionalFields: {}, options: { concurrency: 20 } },
 };
 
-/** Webhook → Split Out → the sender, with a fixed id and path. */
-function eventWorkflow(id: string, sender: Json): Json {
+/** A bench workflow: Webhook (POST, path = its id) → Split Out of `body.rows` → `nodes`, answered by the last node. */
+function benchWorkflow(id: string, nodes: Json[], connections: Json): Json {
 	return {
 		id,
 		name: `Bench events: ${id}`,
@@ -80,10 +80,15 @@ function eventWorkflow(id: string, sender: Json): Json {
 		nodes: [
 			{ id: `${id}-w`, name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: id, responseMode: 'lastNode', options: {} } },
 			{ id: `${id}-s`, name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
-			{ id: `${id}-p`, name: 'Send', position: [400, 0], ...sender },
+			...nodes,
 		],
-		connections: { Event: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+		connections: { Event: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, ...connections },
 	};
+}
+
+/** Webhook → Split Out → the sender, with a fixed id and path. */
+function eventWorkflow(id: string, sender: Json): Json {
+	return benchWorkflow(id, [{ id: `${id}-p`, name: 'Send', position: [400, 0], ...sender }], { Rows: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } });
 }
 
 /**
@@ -110,28 +115,22 @@ function claimWorkflow(id: string, sender: Json): Json {
 		position: [600, 0],
 		parameters: { conditions: { options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 }, conditions: [{ id: `${id}-c`, leftValue: '={{ $json.won === true }}', rightValue: true, operator: { type: 'boolean', operation: 'true', singleValue: true } }], combinator: 'and' }, options: {} },
 	};
-	return {
+	return benchWorkflow(
 		id,
-		name: `Bench events: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all' },
-		nodes: [
-			{ id: `${id}-w`, name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: id, responseMode: 'lastNode', options: {} } },
-			{ id: `${id}-s`, name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+		[
 			postgres('Claim', 'INSERT INTO payouts.claims (transfer_id, event_id, amount) VALUES ($1, $1, $2) ON CONFLICT (transfer_id) DO NOTHING RETURNING transfer_id AS id, amount::text AS amount, true AS won;', '={{ $json.id }},{{ $json.amount }}', 400),
 			won,
 			{ id: `${id}-p`, name: 'Send', position: [800, 0], ...sender },
 			postgres('Write the Outcome', 'UPDATE payouts.claims SET status = $2, answered_at = now() WHERE transfer_id = $1 RETURNING status;', "={{ $('Claim').item.json.id }},{{ $json.status }}", 1000),
 			postgres('Read the Claim', "SELECT CASE WHEN status IN ('SUCCESS', 'PENDING') THEN 'ALREADY_SUBMITTED' ELSE 'UNKNOWN' END AS status FROM payouts.claims WHERE transfer_id = $1;", "={{ $('Rows').item.json.id }}", 800),
 		],
-		connections: {
-			Event: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+		{
 			Rows: { main: [[{ node: 'Claim', type: 'main', index: 0 }]] },
 			Claim: { main: [[{ node: 'Won?', type: 'main', index: 0 }]] },
 			'Won?': { main: [[{ node: 'Send', type: 'main', index: 0 }], [{ node: 'Read the Claim', type: 'main', index: 0 }]] },
 			Send: { main: [[{ node: 'Write the Outcome', type: 'main', index: 0 }]] },
 		},
-	};
+	);
 }
 
 function workflows(sandboxUrl: string) {
