@@ -156,8 +156,13 @@ test(`standard transfers: ${(kept.standard + BEYOND).toLocaleString('en-US')}, t
 	expect(statuses(again.items.slice(-reach.standard))).toEqual(['ALREADY_SUBMITTED']);
 	expect(statuses(again.items.slice(0, BEYOND))).toEqual(['ALREADY_EXISTS']);
 	expect(Object.keys(again.counts).sort()).toEqual(['ALREADY_EXISTS', 'ALREADY_SUBMITTED']);
-	// The first run said, on the rows that made n8n forget the oldest, that it did.
-	expect(String(first.items.at(-1)?.recordNote)).toMatch(/this run made it forget the oldest/);
+	// The first run said, on the rows that made n8n forget the oldest, that it did. Which rows those
+	// are depends on how its calls grouped them: the answered rows' tokens, forgotten, make room
+	// again, so the last row may find the row just under 21,000 and say how full it is instead.
+	const firstNotes = first.items.map((item) => String(item.recordNote ?? ''));
+	expect(firstNotes.filter((note) => /this run made it forget the oldest [\d,]+\. A repeat of a transfer that old is no longer recognised by this node/.test(note)).length).toBeGreaterThan(0);
+	expect(firstNotes.filter((note) => /^$|made it forget|holds [\d,]+: from 21,000 on/.test(note))).toHaveLength(firstNotes.length);
+	process.stderr.write(`[scale test] standard, the notes of the first run: ${firstNotes.filter(Boolean).length} of ${firstNotes.length} rows, ${firstNotes.filter((note) => /made it forget/.test(note)).length} saying it made n8n forget\n`);
 	process.stderr.write(`[scale test] standard re-run after a restart: ${JSON.stringify(again.counts)}\n`);
 	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_'))).toHaveLength(kept.standard + BEYOND);
 	expectNoTransferIdTwice();
