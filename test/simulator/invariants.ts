@@ -12,11 +12,20 @@
  * - dryRunsWriteNothing: a Dry Run sends nothing and no database call is made while only dry runs
  *   run in a process (checked where the schedule allows: dryRunOnly).
  * - settledInTheEnd: after the user settled as the node said, every wanted payout is paid, once.
+ * - paidStaysPaid: once the node reported a row paid (SUCCESS, PENDING, ALREADY_SUBMITTED) in a run
+ *   that ended with its answers written, every later run of it with the same values, in any
+ *   process, reads ALREADY_SUBMITTED: never in doubt, never refused, never sent as new (the chaos
+ *   run found a row settled paid read UNKNOWN again when a later re-send met a fault). Three causes
+ *   are counted, not failed (`paidEvidenceLost`): n8n crashed while a later run had the row claimed
+ *   (that claim's "no clear answer" mark stays: in doubt); another run had it claimed at the time
+ *   (in doubt, as "another execution is sending it"); across processes, a stale write of the row
+ *   lost the paid answer's mark (ALREADY_EXISTS). Each reads as not known to be paid, never as
+ *   paid where it was not, and nothing is sent twice: the dashboard settles it.
  */
 import type { ExecutionRecord, Row, RowOutcome, World } from './world';
 
 export interface Violation {
-	invariant: 'paidOnce' | 'paidOnlyWherePaid' | 'doubtOnlyWithCause' | 'dryRunsWriteNothing' | 'settledInTheEnd' | 'forgetLostAcrossProcesses';
+	invariant: 'paidOnce' | 'paidOnlyWherePaid' | 'doubtOnlyWithCause' | 'dryRunsWriteNothing' | 'settledInTheEnd' | 'paidStaysPaid' | 'paidEvidenceLost' | 'forgetLostAcrossProcesses';
 	detail: string;
 }
 
@@ -29,6 +38,12 @@ export interface Violation {
  * failure.)
  */
 export const TOLERATED_ACROSS_PROCESSES: ReadonlyArray<Violation['invariant']> = ['forgetLostAcrossProcesses'];
+
+/** Counted with its cause (paidStaysPaid above), in any number of processes: not a failure. */
+export const TOLERATED_WITH_CAUSE: ReadonlyArray<Violation['invariant']> = ['paidEvidenceLost'];
+
+/** Whether a schedule's violation breaks a promise (else it is counted only). */
+export const breaksPromise = (violation: Violation, processes: number) => !TOLERATED_WITH_CAUSE.includes(violation.invariant) && !(TOLERATED_ACROSS_PROCESSES.includes(violation.invariant) && processes > 1);
 
 /**
  * Where the service guards, a run ends before its record's last writes (an answer's "paid"), which
@@ -57,6 +72,7 @@ export function check(world: World, { timingBroken }: { timingBroken: boolean })
 		if ((execution.crashed || writingStill) && !execution.dryRun) for (const row of execution.rows) crashedRows.set(row.key, (crashedRows.get(row.key) ?? 0) + 1);
 	}
 
+	const lostForgets = new Set<string>();
 	for (const execution of world.executions) {
 		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
 			const row = execution.rows[index];
@@ -71,6 +87,7 @@ export function check(world: World, { timingBroken }: { timingBroken: boolean })
 				const sentWith = service.attempted.filter((attempt) => attempt.transferId === outcome.transferId && attempt.at <= at).map((attempt) => Number(attempt.body.amount));
 				const paidWithTheseValues = service.bookings.some((booking) => booking.transferId === outcome.transferId && booking.status !== 'FAILED' && booking.amount === Number(row.amount) && booking.at <= at);
 				const forgetLost = paidWithTheseValues || world.settings.operation === 'standardTransfer' || (sentWith.length > 0 && !sentWith.includes(Number(row.amount)));
+				if (forgetLost && world.processCount > 1) lostForgets.add(`${execution.id} ${index}`);
 				violations.push({
 					invariant: forgetLost && world.processCount > 1 ? 'forgetLostAcrossProcesses' : 'doubtOnlyWithCause',
 					detail: `${execution.id}: ${row.key} (${outcome.transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, outcome.transferId)}`,
@@ -78,6 +95,8 @@ export function check(world: World, { timingBroken }: { timingBroken: boolean })
 			}
 		}
 	}
+
+	violations.push(...paidStaysPaid(world, crashedRows, lostForgets));
 
 	for (const row of world.leftUnsettled ?? []) {
 		violations.push({ invariant: 'settledInTheEnd', detail: `${row.key} still not paid after the user's six rounds (last: ${lastOutcome(world, row.key)})` });
@@ -97,6 +116,59 @@ function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOut
 		(other) => other !== execution && !other.dryRun && other.startedAt <= at && (other.endedAt ?? Infinity) >= execution.startedAt && other.rows.some((candidate) => candidate.key === row.key),
 	);
 	return unanswered || sendingElsewhere;
+}
+
+const PAID = ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'];
+
+/** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid with these values. */
+function paidStaysPaid(world: World, crashedRows: Map<string, number>, forgetLost: Set<string>): Violation[] {
+	const answersWritten = (execution: ExecutionRecord) => {
+		const crashedAt = world.processes.get(execution.process)?.crashedAt;
+		return !execution.dryRun && !execution.crashed && execution.endedAt !== undefined && !(crashedAt !== undefined && crashedAt >= execution.endedAt && crashedAt - execution.endedAt <= WRITE_BEHIND_MS);
+	};
+	/** Per key and amount, when the node first reported it paid (the run's start, and its answers written by). */
+	const reportedPaid = new Map<string, { from: number; writtenBy: number }>();
+	for (const execution of world.executions) {
+		if (!answersWritten(execution)) continue;
+		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
+			const id = `${execution.rows[index].key} ${Number(execution.rows[index].amount)}`;
+			const writtenBy = (execution.endedAt as number) + WRITE_BEHIND_MS;
+			if (PAID.includes(outcome.status) && writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy });
+		}
+	}
+	/** Another run of the row whose process crashed with it claimed (or its answers unwritten), after the paid run began. */
+	const claimedAtACrash = (execution: ExecutionRecord, key: string, after: number) =>
+		crashedRows.has(key) &&
+		world.executions.some((other) => {
+			const crashedAt = world.processes.get(other.process)?.crashedAt;
+			return other !== execution && !other.dryRun && other.rows.some((row) => row.key === key) && crashedAt !== undefined && crashedAt >= after && crashedAt >= other.startedAt && crashedAt - (other.endedAt ?? crashedAt) <= WRITE_BEHIND_MS && other.startedAt < execution.startedAt;
+		});
+	/** Another run of the row under way, or writing its answers still, during this one. */
+	const claimedElsewhere = (execution: ExecutionRecord, key: string) =>
+		world.executions.some((other) => other !== execution && !other.dryRun && other.rows.some((row) => row.key === key) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) + WRITE_BEHIND_MS >= execution.startedAt);
+	const violations: Violation[] = [];
+	for (const execution of world.executions) {
+		if (execution.dryRun) continue;
+		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
+			const row = execution.rows[index];
+			const paid = reportedPaid.get(`${row.key} ${Number(row.amount)}`);
+			if (paid === undefined || execution.startedAt <= paid.writtenBy || outcome.status === 'ALREADY_SUBMITTED') continue;
+			// Stop came before the run looked at the row ("Not sent"), or a lost forget read it in doubt (counted there).
+			if ((execution.stoppedAt !== undefined && outcome.status === 'ERROR') || forgetLost.has(`${execution.id} ${index}`)) continue;
+			const cause = claimedAtACrash(execution, row.key, paid.from)
+				? 'n8n crashed while a later run had it claimed'
+				: outcome.status === 'UNKNOWN' && claimedElsewhere(execution, row.key)
+					? 'another run had it claimed at the time'
+					: world.processCount > 1 && outcome.status === 'ALREADY_EXISTS'
+						? 'a stale write across processes lost its mark'
+						: undefined;
+			violations.push({
+				invariant: cause ? 'paidEvidenceLost' : 'paidStaysPaid',
+				detail: `${execution.id}: ${row.key} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid${cause ? ` (${cause})` : ''}; its requests: ${attemptsOf(world, outcome.transferId)}`,
+			});
+		}
+	}
+	return violations;
 }
 
 function describe(world: World, transferId: string | undefined): string {
