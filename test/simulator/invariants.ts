@@ -61,15 +61,19 @@ export function check(world: World, { timingBroken }: { timingBroken: boolean })
 		if (count > 1) violations.push({ invariant: 'paidOnce', detail: `${transferId} paid ${count} times${timingBroken ? ' (a database call outlasted the wait)' : ''}` });
 	}
 
-	// Rows of an execution its process crashed in, or just after, before the answers it had were written.
+	// Executions their process crashed in, or just after, before the answers they had were written; their rows.
+	const unwritten = new Set<ExecutionRecord>();
 	const crashedRows = new Map<string, number>();
 	for (const execution of world.executions) {
 		if (execution.dryRun && service.attempted.some((attempt) => attempt.execution === execution.id)) {
 			violations.push({ invariant: 'dryRunsWriteNothing', detail: `dry run ${execution.id} sent a request` });
 		}
-		const crashedAt = world.processes.get(execution.process)?.crashedAt;
+		const crashedAt = crashOf(world, execution);
 		const writingStill = crashedAt !== undefined && execution.endedAt !== undefined && crashedAt - execution.endedAt <= WRITE_BEHIND_MS;
-		if ((execution.crashed || writingStill) && !execution.dryRun) for (const row of execution.rows) crashedRows.set(row.key, (crashedRows.get(row.key) ?? 0) + 1);
+		if ((execution.crashed || writingStill) && !execution.dryRun) {
+			unwritten.add(execution);
+			for (const row of execution.rows) crashedRows.set(row.key, (crashedRows.get(row.key) ?? 0) + 1);
+		}
 	}
 
 	const lostForgets = new Set<string>();
@@ -96,7 +100,7 @@ export function check(world: World, { timingBroken }: { timingBroken: boolean })
 		}
 	}
 
-	violations.push(...paidStaysPaid(world, crashedRows, lostForgets));
+	violations.push(...paidStaysPaid(world, unwritten, lostForgets));
 
 	for (const row of world.leftUnsettled ?? []) {
 		violations.push({ invariant: 'settledInTheEnd', detail: `${row.key} still not paid after the user's six rounds (last: ${lastOutcome(world, row.key)})` });
@@ -121,28 +125,20 @@ function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOut
 const PAID = ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'];
 
 /** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid with these values. */
-function paidStaysPaid(world: World, crashedRows: Map<string, number>, forgetLost: Set<string>): Violation[] {
-	const answersWritten = (execution: ExecutionRecord) => {
-		const crashedAt = world.processes.get(execution.process)?.crashedAt;
-		return !execution.dryRun && !execution.crashed && execution.endedAt !== undefined && !(crashedAt !== undefined && crashedAt >= execution.endedAt && crashedAt - execution.endedAt <= WRITE_BEHIND_MS);
-	};
+function paidStaysPaid(world: World, unwritten: Set<ExecutionRecord>, forgetLost: Set<string>): Violation[] {
 	/** Per key and amount, when the node first reported it paid (the run's start, and its answers written by). */
 	const reportedPaid = new Map<string, { from: number; writtenBy: number }>();
 	for (const execution of world.executions) {
-		if (!answersWritten(execution)) continue;
+		if (execution.dryRun || execution.endedAt === undefined || unwritten.has(execution)) continue;
 		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
 			const id = `${execution.rows[index].key} ${Number(execution.rows[index].amount)}`;
-			const writtenBy = (execution.endedAt as number) + WRITE_BEHIND_MS;
+			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
 			if (PAID.includes(outcome.status) && writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy });
 		}
 	}
-	/** Another run of the row whose process crashed with it claimed (or its answers unwritten), after the paid run began. */
+	/** An earlier run of the row whose process crashed with it claimed (or its answers unwritten), after the paid run began. */
 	const claimedAtACrash = (execution: ExecutionRecord, key: string, after: number) =>
-		crashedRows.has(key) &&
-		world.executions.some((other) => {
-			const crashedAt = world.processes.get(other.process)?.crashedAt;
-			return other !== execution && !other.dryRun && other.rows.some((row) => row.key === key) && crashedAt !== undefined && crashedAt >= after && crashedAt >= other.startedAt && crashedAt - (other.endedAt ?? crashedAt) <= WRITE_BEHIND_MS && other.startedAt < execution.startedAt;
-		});
+		[...unwritten].some((other) => other !== execution && other.startedAt < execution.startedAt && (crashOf(world, other) ?? -Infinity) >= after && other.rows.some((row) => row.key === key));
 	/** Another run of the row under way, or writing its answers still, during this one. */
 	const claimedElsewhere = (execution: ExecutionRecord, key: string) =>
 		world.executions.some((other) => other !== execution && !other.dryRun && other.rows.some((row) => row.key === key) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) + WRITE_BEHIND_MS >= execution.startedAt);
@@ -169,6 +165,11 @@ function paidStaysPaid(world: World, crashedRows: Map<string, number>, forgetLos
 		}
 	}
 	return violations;
+}
+
+/** When the process an execution ran in crashed, if it did. */
+function crashOf(world: World, execution: ExecutionRecord): number | undefined {
+	return world.processes.get(execution.process)?.crashedAt;
 }
 
 function describe(world: World, transferId: string | undefined): string {

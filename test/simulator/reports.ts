@@ -178,29 +178,28 @@ export const reports: Record<number, Report> = {
 				world.execute('p1', rows.slice(0, 300));
 			}),
 	},
-};
-
-/**
- * Found after the eight, by the chaos suite (test/e2e/chaos.test.ts) and then made a promise of
- * its own (invariants.ts: paidStaysPaid): a card or standard row settled paid from the dashboard
- * read UNKNOWN again when a later run's re-send, on a worker with no memory of it, met a fault.
- * Broke it on 881b70c (`npm run simulate -- --report 9 --code 881b70c`).
- */
-reports[9] = {
-	title: 'A row settled paid reads UNKNOWN again when a later re-send on another worker meets a fault',
-	run: async (seed) =>
-		await scripted(seed, { operation: 'standardTransfer', concurrency: 1, queueModeSafety: true }, async (world) => {
-			world.start('p1');
-			world.start('p2');
-			const row = { key: 'settled1', amount: '10.00', to: 'ACC1' };
-			const faults: Fault[] = ['lostAfter', world.random.pick(['lostAfter', 'lostBefore', 'error5xxAfter', 'error5xxBefore'] as Fault[])];
-			world.faultOf = () => faults.shift();
-			world.execute('p1', [row]);
-			await world.settle();
-			world.execute('p1', [{ ...row, dashboardStatus: world.service.dashboard(world.transferIdOf(row.key)) }]);
-			await world.settle();
-			world.execute('p2', [row]);
-		}),
+	/**
+	 * Found after the eight, by the chaos suite (test/e2e/chaos.test.ts) and then made a promise of
+	 * its own (invariants.ts: paidStaysPaid): a card or standard row settled paid from the dashboard
+	 * read UNKNOWN again when a later run's re-send, on a worker with no memory of it, met a fault.
+	 * Broke it on 881b70c (`npm run simulate -- --report 9 --code 881b70c`).
+	 */
+	9: {
+		title: 'A row settled paid reads UNKNOWN again when a later re-send on another worker meets a fault',
+		run: async (seed) =>
+			await scripted(seed, { operation: 'standardTransfer', concurrency: 1, queueModeSafety: true }, async (world) => {
+				world.start('p1');
+				world.start('p2');
+				const row = { key: 'settled1', amount: '10.00', to: 'ACC1' };
+				const faults: Fault[] = ['lostAfter', world.random.pick(['lostAfter', 'lostBefore', 'error5xxAfter', 'error5xxBefore'] as Fault[])];
+				world.faultOf = () => faults.shift();
+				world.execute('p1', [row]);
+				await world.settle();
+				world.execute('p1', [{ ...row, dashboardStatus: world.service.dashboard(world.transferIdOf(row.key)) }]);
+				await world.settle();
+				world.execute('p2', [row]);
+			}),
+	},
 };
 
 /**
