@@ -23,7 +23,7 @@ import type {
 	IConnections,
 	IWorkflowSettings,
 } from 'n8n-workflow';
-import { createDeferredPromise, createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 // Explicit .ts: next to each X.node.ts lies its codex X.node.json, which a resolver that tries
 // .json before .ts (tsx, used by the benchmark) would load instead.
@@ -38,6 +38,9 @@ import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.nod
 import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 
 export const PACKAGE = 'n8n-nodes-payouts';
+
+// n8n-core 2.41 logs every node error at info level to the console: a test reads its errors itself.
+process.env.N8N_LOG_LEVEL ??= 'silent';
 
 // The node's record of sent transfers lives in n8n's processed-data store; every test starts with
 // an empty one, as from a fresh n8n database, and a workflow id of its own: what the node keeps
@@ -90,6 +93,14 @@ class TestCredentialsHelper extends ICredentialsHelper {
 
 	getParentTypes(): string[] {
 		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
@@ -188,8 +199,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const executionId = options.executionId ?? String(++executionCounter);
 	const mode = options.mode ?? 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: workflowIdOfTest(), name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
-	const finished = createDeferredPromise<IRun>();
-	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+	let finish!: (run: IRun) => void;
+	const finished = new Promise<IRun>((resolve) => (finish = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
 
 	const additionalData = additionalDataFor(options.credentials ?? {}, executionId, hooks);
 
@@ -203,7 +215,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
 	options.onStart?.(() => execution.cancel());
 	await execution;
-	const run = await finished.promise;
+	const run = await finished;
 	return {
 		run,
 		output: (nodeName, outputIndex = 0) => run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
