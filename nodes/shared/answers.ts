@@ -16,6 +16,12 @@ import type { Envelope, PayoutOperation } from './types';
  */
 
 const transferIdOf = (entry: Planned) => String(entry.transferId ?? entry.params.transferId);
+
+/**
+ * When a dashboard export can settle a row: a request that timed out may still reach the service a
+ * while later, so an export taken too soon may miss it.
+ */
+const ONCE_SETTLED = 'Once no run is sending it and 10 minutes have passed (a request that timed out can still arrive)';
 const item = (entry: Planned) => `[item ${entry.index}]`;
 
 /** Where an ALREADY_SUBMITTED comes from: this node's paid answer (in this process, or in its record), or the dashboard. */
@@ -74,7 +80,7 @@ export function heldByService(entry: Planned, said: { subCode?: string; message:
 		message: `The outcome of the transfer is unknown: the service holds Transfer ID ${transferId} from this node's request that had no clear answer ${item(entry)}`,
 		hint: predates
 			? `Not paid again. The dashboard status mapped (${predates}) comes from an export taken before the service had this transfer. Take a new export now and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION}: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID.`
-			: `Not paid again: the service refuses it as a repeat, and whether its money moved is in the dashboard (the service has no status lookup the node could ask). Once no run is sending it, export the dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION}: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID. Never give it a new Transfer ID before that.`,
+			: `Not paid again: the service refuses it as a repeat, and whether its money moved is in the dashboard (the service has no status lookup the node could ask). ${ONCE_SETTLED}, export the dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION}: SUCCESS or PENDING, it is paid; FAILED, it can never be paid under this Transfer ID. Never give it a new Transfer ID before that.`,
 		status: 'UNKNOWN',
 		nextStep: predates ? 'newExport' : 'settleFromDashboard',
 		fromService: true,
@@ -105,7 +111,7 @@ export function notPaidByDashboard(entry: Planned, word: string): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The payouts dashboard says ${word} for Transfer ID ${transferId}, which this node sent without a clear answer: it did not pay ${item(entry)}`,
-		hint: `Not sent again under it. If that export was taken after the run that left it in doubt had ended, pay this top-up under a new ${entry.params.topUpKey !== undefined ? "'Top-Up Key'" : 'Transfer ID'} and keep Transfer ID ${transferId} out of later runs; if it was taken earlier, take a new export and map that.`,
+		hint: `Not sent again under it. If that export was taken 10 minutes or more after the run that left it in doubt had ended, pay this top-up under a new ${entry.params.topUpKey !== undefined ? "'Top-Up Key'" : 'Transfer ID'} and keep Transfer ID ${transferId} out of later runs; if it was taken earlier, take a new export and map that.`,
 		status: 'ERROR',
 		nextStep: 'newTransferId',
 	});
@@ -114,9 +120,15 @@ export function notPaidByDashboard(entry: Planned, word: string): Failure {
 /** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
 function unknownWords(entry: Planned, guard: RepeatGuard): Pick<Failure, 'hint' | 'nextStep'> {
 	const transferId = transferIdOf(entry);
+	if (entry.madeForRun) {
+		return {
+			hint: `The transfer may have been paid. Its Transfer ID ${transferId} was made for this run (Options > 'Pay Again on Every Run'), so running the row again is a new transfer. ${ONCE_SETTLED}, look Transfer ID ${transferId} up in the dashboard: paid there, it is paid; not there, or failed, run the row again to pay it.`,
+			nextStep: 'lookUp',
+		};
+	}
 	if (guard === 'earlierStep') {
 		return {
-			hint: `The transfer may have been paid. Keep its claim in the earlier step's table (never give it a new Transfer ID): look up Transfer ID ${transferId} in the payouts dashboard and write what it says as the claim's outcome.`,
+			hint: `The transfer may have been paid. Keep its claim in the earlier step's table (never give it a new Transfer ID). ${ONCE_SETTLED}, look up Transfer ID ${transferId} in the payouts dashboard and write what it says as the claim's outcome.`,
 			nextStep: 'settleClaim',
 		};
 	}
@@ -131,7 +143,7 @@ function unknownWords(entry: Planned, guard: RepeatGuard): Pick<Failure, 'hint' 
 
 /** Where the node guards a transfer, an unknown outcome is settled from the dashboard. */
 export function settleAdvice(transferId: string): string {
-	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. Once no run is sending it, export the payouts dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION} (${DASHBOARD_WORDS.paid.join(' or ')}: paid; ${[...DASHBOARD_WORDS.failed, ...DASHBOARD_WORDS.notFound].join(', ')}: not paid, pay it under a new key), then run the row again. Never give it a new Transfer ID before that.`;
+	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. ${ONCE_SETTLED}, export the payouts dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION} (${DASHBOARD_WORDS.paid.join(' or ')}: paid; ${[...DASHBOARD_WORDS.failed, ...DASHBOARD_WORDS.notFound].join(', ')}: not paid, pay it under a new key), then run the row again. Never give it a new Transfer ID before that.`;
 }
 
 /** Where the node guards: sent before without a clear answer (or another execution is sending it now): not sent again. */
@@ -145,13 +157,16 @@ export function inDoubt(entry: Planned): Failure {
 }
 
 /** A row an earlier Payouts Transfer node of this execution reported in doubt (a retry branch on its error output). */
-export function earlierNodeInDoubt(entry: Planned, earlier: { status: string; transferId: string; hint?: string }): Failure {
-	return failure({
-		message: `Not sent: an earlier Payouts Transfer node of this workflow reported this row ${earlier.status} under Transfer ID ${earlier.transferId} ${item(entry)}`,
-		hint: earlier.hint ?? `Settle Transfer ID ${earlier.transferId} first; sending the row under another Transfer ID could pay it twice.`,
-		status: earlier.status === 'ALREADY_EXISTS' ? 'ALREADY_EXISTS' : 'UNKNOWN',
-		nextStep: earlier.status === 'ALREADY_EXISTS' ? 'lookUp' : 'settleFromDashboard',
-	});
+export function earlierNodeInDoubt(entry: Planned, earlier: { status: string; transferId: string; hint?: string; nextStep?: string }): Failure {
+	return {
+		...failure({
+			message: `Not sent: an earlier Payouts Transfer node of this workflow reported this row ${earlier.status} under Transfer ID ${earlier.transferId} ${item(entry)}`,
+			hint: earlier.hint ?? `Settle Transfer ID ${earlier.transferId} first; sending the row under another Transfer ID could pay it twice.`,
+			status: earlier.status === 'ALREADY_EXISTS' ? 'ALREADY_EXISTS' : 'UNKNOWN',
+			nextStep: (earlier.nextStep as Failure['nextStep'] | undefined) ?? (earlier.status === 'ALREADY_EXISTS' ? 'lookUp' : 'settleFromDashboard'),
+		}),
+		transferId: earlier.transferId,
+	};
 }
 
 export function otherValues(entry: Planned): Failure {

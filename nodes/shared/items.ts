@@ -148,12 +148,14 @@ function plannedTransfer(
 	origin: RunOrigin,
 ): { entry: Planned } | { failure: Failure } {
 	let params = checked;
+	let madeForRun = false;
 	if (operation.transferIdWhenEmpty && params.transferId === undefined) {
 		const made = operation.transferIdWhenEmpty(params, { ...origin, itemIndex: index });
 		if ('issue' in made) return { failure: invalid(index, `'${names.get('topUpKey') ?? 'Top-Up Key'}' ${made.issue}`, made.hint) };
 		params = { ...params, transferId: made.transferId };
+		madeForRun = params.topUpKey === undefined;
 	}
-	const entry: Planned = { index, params, request: operation.request(params) };
+	const entry: Planned = { index, params, request: operation.request(params), ...(madeForRun ? { madeForRun: true as const } : {}) };
 	if (!operation.movesMoney) return { entry };
 	entry.transferId = String(params.transferId);
 	const given = parameterValue(context, 'options.dashboardStatus', index, item);
@@ -163,15 +165,16 @@ function plannedTransfer(
 	// A row an earlier Payouts Transfer node left in doubt under another Transfer ID (a retry branch on its error output): never sent under a new one.
 	const earlier = earlierVerdict(item);
 	if (earlier && earlier.transferId !== entry.transferId) return { failure: earlierNodeInDoubt(entry, earlier) };
+	if (earlier?.status === 'UNKNOWN') entry.earlierInDoubt = true;
 	return { entry: dashboard ? { ...entry, dashboard } : entry };
 }
 
 /** What an earlier Payouts Transfer node said of the row, where its error item reaches this node (On Error: Continue (using error output)). */
-function earlierVerdict(item: INodeExecutionData | undefined): { status: string; transferId: string; hint?: string } | undefined {
+function earlierVerdict(item: INodeExecutionData | undefined): { status: string; transferId: string; hint?: string; nextStep?: string } | undefined {
 	const error = item?.json.error as IDataObject | undefined;
 	if (!error || typeof error !== 'object' || typeof error.transferId !== 'string') return undefined;
 	if (error.status !== 'UNKNOWN' && error.status !== 'ALREADY_EXISTS') return undefined;
-	return { status: error.status, transferId: error.transferId, hint: typeof error.hint === 'string' ? error.hint : undefined };
+	return { status: error.status, transferId: error.transferId, hint: typeof error.hint === 'string' ? error.hint : undefined, nextStep: typeof error.nextStep === 'string' ? error.nextStep : undefined };
 }
 
 /** A value as the user gave it, short enough for a message. */

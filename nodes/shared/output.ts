@@ -45,7 +45,16 @@ export function refuseBatchIfAny(node: Node, outcomes: Outcomes, continueOnFail:
 	const first = outcomes.get(refused[0]) as { failure: Failure };
 	const rest = refused.slice(1);
 	const others = rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
-	throw toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	const error = toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	Object.assign(error.context, { rows: rowsOf(outcomes, new Map()), nothingSent: true });
+	throw error;
+}
+
+/** Every row's status, for tools that read an error that ended the run (`context.rows`). */
+function rowsOf(outcomes: Outcomes, paramsOf: Map<number, Params>): IDataObject[] {
+	return [...outcomes.entries()].sort(([a], [b]) => a - b).map(([index, outcome]) => ('failure' in outcome
+		? { item: index, status: outcome.failure.status, nextStep: outcome.failure.nextStep, message: outcome.failure.message, hint: outcome.failure.hint, transferId: outcome.failure.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }
+		: { item: index, status: outcome.items[0]?.status ?? null, message: outcome.items[0]?.message ?? null, transferId: outcome.items[0]?.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }));
 }
 
 /**
@@ -58,17 +67,13 @@ export function throwIfAnyFailed(node: Node, outcomes: Outcomes, sentItems: numb
 	const failed = [...outcomes.entries()].filter((entry): entry is [number, { failure: Failure }] => 'failure' in entry[1]).sort(([a], [b]) => a - b);
 	if (failed.length === 0) return;
 	const [firstIndex, { failure: first }] = failed[0];
-	// Every row's status, for tools that read the error (`context.rows`).
-	const rows = [...outcomes.entries()].sort(([a], [b]) => a - b).map(([index, outcome]) => ('failure' in outcome
-		? { item: index, status: outcome.failure.status, nextStep: outcome.failure.nextStep, message: outcome.failure.message, hint: outcome.failure.hint, transferId: paramsOf.get(index)?.transferId ?? null }
-		: { item: index, status: outcome.items[0]?.status ?? null, message: outcome.items[0]?.message ?? null, transferId: outcome.items[0]?.transferId ?? paramsOf.get(index)?.transferId ?? null }));
 	const others = failed.slice(1).map(([index, { failure }]) => `item ${index}: ${failure.status} (${failure.nextStep}): ${failure.message.replace(/ \[item \d+\]$/, '')}`);
 	const listed = others.length > 0 ? ` ${others.length} other row${others.length > 1 ? 's' : ''} need${others.length > 1 ? '' : 's'} you too: ${others.join('; ')}.` : '';
 	const sent = sentItems ? ` ${sentNote(sentItems.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)), outcomes)}` : '';
 	const before = [...outcomes.entries()].filter(([index, outcome]) => 'items' in outcome && outcome.items[0]?.status === 'ALREADY_SUBMITTED' && !sentItems?.includes(index)).map(([index]) => index);
 	const paidBefore = before.length > 0 ? ` Not sent, paid before (ALREADY_SUBMITTED): item${before.length > 1 ? 's' : ''} ${before.sort((a, b) => a - b).join(', ')}.` : '';
 	const error = toNodeError(node, firstIndex, failed.length > 1 ? { ...first, message: `${failed.length} rows were not paid and need you; the first: ${first.message}` } : first, `${listed}${sent}${paidBefore}`.trim());
-	Object.assign(error.context, { rows });
+	Object.assign(error.context, { rows: rowsOf(outcomes, paramsOf) });
 	throw error;
 }
 
@@ -101,7 +106,8 @@ export function errorItem(failure: Failure, params: Params | undefined): IDataOb
 		hint: failure.invalid ? `${failure.hint} Nothing was sent for this item.` : failure.hint,
 		nextStep: failure.nextStep,
 	};
-	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
+	const transferId = failure.transferId ?? params?.transferId;
+	if (typeof transferId === 'string') item.transferId = transferId;
 	return item;
 }
 

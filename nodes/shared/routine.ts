@@ -45,6 +45,8 @@ export interface Failure {
 	repeatRefused?: true;
 	/** No answer of the service's own came (a timeout, a dropped connection, a gateway's page). */
 	noAnswer?: true;
+	/** The Transfer ID the failure is about, where it is not the row's own (an earlier node's). */
+	transferId?: string;
 }
 
 export type Outcome = { items: IDataObject[] } | { failure: Failure };
@@ -55,6 +57,10 @@ export interface Planned {
 	request: ApiRequest;
 	/** The Transfer ID it is sent with (transfers). */
 	transferId?: string;
+	/** That Transfer ID was made for this run (Options > Pay Again on Every Run): running the row again is a new transfer. */
+	madeForRun?: true;
+	/** An earlier Payouts Transfer node of this execution sent it under this Transfer ID without a clear answer (a retry branch). */
+	earlierInDoubt?: true;
 	/** What the payouts dashboard says of it (Options > Settle With Dashboard Status). */
 	dashboard?: DashboardStatus;
 }

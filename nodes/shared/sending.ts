@@ -54,10 +54,11 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 	let noAnswerInARow = 0;
 	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
 		let outcome: Outcome;
-		if (run.stopped) outcome = { failure: notSentAfter(entry, run.stopped) };
+		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
+		if (run.stopped && !run.record) outcome = { failure: notSentAfter(entry, run.stopped) };
 		else if (cancelled(run)) outcome = { failure: stoppedBeforeSending(entry) };
 		else {
-			await run.pace?.();
+			if (!run.stopped) await run.pace?.();
 			const redact = redactor(secretsOf.get(entry.index) ?? []);
 			outcome = await sendOne(run, entry, () => claims.of(position), redact, () => sent.sentItems.push(entry.index), notes);
 		}
@@ -95,6 +96,10 @@ async function sendOne(run: Run, entry: Planned, claimOf: () => Promise<Claim | 
 	}
 	const note = reachNote(run, claim);
 	if (note) notes.set(entry.index, { ...notes.get(entry.index), recordNote: note });
+	if (run.stopped) {
+		record.notSent(entry.index);
+		return { failure: notSentAfter(entry, run.stopped) };
+	}
 	// The service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
 	if (entry.dashboard?.verdict === 'failed') {
 		if (claim.earlier === 'inDoubt') record.inDoubt(entry.index);
@@ -113,13 +118,17 @@ async function sendOne(run: Run, entry: Planned, claimOf: () => Promise<Claim | 
 		return outcome;
 	}
 	const { failure } = outcome;
-	const earlierInDoubt = claim.earlier === 'inDoubt' || resent;
+	const earlierInDoubt = claim.earlier === 'inDoubt' || resent || entry.earlierInDoubt === true;
 	if (failure.repeatRefused) {
 		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
 		if (!earlierInDoubt) {
 			// Not this node's (or not in its record): nothing this run sent moved money.
 			record.refused(entry.index);
 			return { failure: alreadyExists(entry, said) };
+		}
+		if (!resent && (await record.paidAfterAll(entry.index))) {
+			record.paidEarlier(entry.index);
+			return { items: [alreadySubmitted(entry)] };
 		}
 		record.inDoubt(entry.index);
 		return { failure: heldByService(entry, said, entry.dashboard?.verdict === 'notFound' ? entry.dashboard.word : undefined) };
@@ -184,7 +193,7 @@ const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node 
 function sentEarlierInExecution(entry: Planned): Failure {
 	return {
 		message: `The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came [item ${entry.index}]`,
-		hint: `Not sent again. Keep its claim in the earlier step's table (never give it a new Transfer ID): look up Transfer ID ${String(entry.transferId)} in the payouts dashboard and write what it says as the claim's outcome.`,
+		hint: `Not sent again. Keep its claim in the earlier step's table (never give it a new Transfer ID). Once no run is sending it and 10 minutes have passed (a request that timed out can still arrive), look up Transfer ID ${String(entry.transferId)} in the payouts dashboard and write what it says as the claim's outcome.`,
 		nextStep: 'settleClaim',
 		status: 'UNKNOWN',
 		fromService: false,

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 
 import { breaksPromise, NAMED_EXCEPTIONS } from './invariants';
 import type { Violation } from './invariants';
-import { reports } from './reports';
+import { reports, traceStoreSteps } from './reports';
 import { runSchedule, scheduleArbitrary } from './schedule';
 import type { ScheduleOptions } from './schedule';
 import { useCodeFrom } from './world';
@@ -52,6 +52,7 @@ async function main() {
 	if (argument('processes')) options.processes = Number(argument('processes'));
 	if (argument('operation')) options.operation = argument('operation') as ScheduleOptions['operation'];
 	const trace = process.argv.includes('--trace');
+	if (trace) traceStoreSteps();
 	const verbose = process.argv.includes('--verbose');
 	const code = argument('code');
 	if (code) useCodeFrom(extract(code));

@@ -67,9 +67,19 @@ export function check(world: World): Violation[] {
 	const { service } = world;
 	const payoutOfAccount = new Map([...world.payouts.values()].map((payout) => [payout.to, payout]));
 
+	// Pay Again on Every Run: every run is a new payment, as the user chose; one run pays each row once (Retry On Fail, a retry branch).
+	const executionOf = (booking: (typeof service.bookings)[number]) => world.attempts.find((attempt) => attempt.id === booking.attempt)?.execution;
+	const perRun = world.workflow.keyMode === 'payEveryRun';
 	for (const payout of world.payouts.values()) {
 		const paid = service.bookings.filter((booking) => booking.to === payout.to && booking.status !== 'FAILED');
-		if (paid.length > 1) violations.push({ invariant: 'paidOnce', detail: `payout ${payout.id} paid ${paid.length} times: ${paid.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}` });
+		const groups = new Map<string, typeof paid>();
+		for (const booking of paid) {
+			const group = perRun ? String(executionOf(booking)) : '';
+			groups.set(group, [...(groups.get(group) ?? []), booking]);
+		}
+		for (const [group, bookings] of groups) {
+			if (bookings.length > 1) violations.push({ invariant: 'paidOnce', detail: `payout ${payout.id}${group ? ` in ${group}` : ''} paid ${bookings.length} times: ${bookings.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}` });
+		}
 	}
 	for (const booking of service.bookings) {
 		const payout = payoutOfAccount.get(booking.to);
@@ -99,7 +109,9 @@ export function check(world: World): Violation[] {
 					break;
 				case 'ALREADY_SUBMITTED': {
 					const saidPaid = outcome.row.dashboardStatus === 'SUCCESS' || outcome.row.dashboardStatus === 'PENDING';
-					if (!paidByThen && !saidPaid) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, transferId)}` });
+					// "This node holds a paid answer (SUCCESS or PENDING)": a PENDING booking may fail at the bank later.
+					const answeredPaid = world.attempts.some((attempt) => attempt.transferId === transferId && payoutOf(attempt.body) === payout?.to && attempt.answered === 'paid' && (attempt.settledAt ?? Infinity) <= at);
+					if (!paidByThen && !saidPaid && !answeredPaid) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, transferId)}` });
 					break;
 				}
 				case 'ERROR':
@@ -111,7 +123,7 @@ export function check(world: World): Violation[] {
 				case 'UNKNOWN':
 					if (!doubtHasCause(world, execution, outcome, at)) {
 						const claimedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt <= at && other.rows.some((row) => row.payout === outcome.row.payout));
-						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
+						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : settlingAcrossProcesses(world, transferId, execution.startedAt) ? 'acrossProcesses' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
 					}
 					break;
 			}
@@ -129,6 +141,48 @@ function payoutOf(body: Record<string, unknown>): string {
 	return String(body.rechargeAccount ?? body.beneId ?? body.token ?? '');
 }
 
+/**
+ * Queue mode: n8n's store has no lock, so another worker's call that read the row before this
+ * Transfer ID's last write and wrote it back after can undo that write; the writer makes it again a
+ * settling window later (record/journal.ts). Named exception `acrossProcesses`: several processes,
+ * and a request of the Transfer ID answered within the window before the run began.
+ */
+export const SETTLING_WINDOW_MS = 2_000;
+function settlingAcrossProcesses(world: World, transferId: string, startedAt: number): boolean {
+	if (world.processCount < 2) return false;
+	// The Transfer ID's own requests, or any run of its row, within the window: their writes, or other transfers' writes then, may have lost its marks.
+	const recent = (at: number | undefined) => at !== undefined && at <= startedAt && startedAt - at <= SETTLING_WINDOW_MS;
+	return world.attempts.some((attempt) => attempt.transferId === transferId && recent(attempt.settledAt)) || world.executions.some((execution) => execution.outcomes.some((outcome) => (outcome.transferId ?? outcome.row.key) === transferId) && recent(execution.endedAt));
+}
+
+/**
+ * Queue mode: a process that wrote the Transfer ID's state died before it made that state again
+ * (record/journal.ts: five times its slowest recent call, at least 0.25 s, and again four times
+ * that: about a second and a half at the simulator's slowest calls).
+ */
+const WRITER_SETTLING_MS = 1_500;
+function writerDiedSettling(world: World, transferId: string): boolean {
+	if (world.processCount < 2) return false;
+	return world.executions.some((execution) => {
+		const crashedAt = world.processes.get(execution.process)?.crashedAt;
+		const wrote = execution.outcomes.some((outcome) => (outcome.transferId ?? outcome.row.key) === transferId) || world.attempts.some((attempt) => attempt.execution === execution.id && attempt.transferId === transferId);
+		return wrote && crashedAt !== undefined && execution.endedAt !== undefined && crashedAt >= execution.endedAt && crashedAt - execution.endedAt <= WRITER_SETTLING_MS;
+	});
+}
+
+/** Queue mode: two workers sent the same transfer at once, one without a clear answer; its "no clear answer", made again, outweighs the other's paid answer. */
+function sentOnTwoWorkers(world: World, transferId: string): boolean {
+	const name = (process: string) => process.split('#')[0];
+	const mine = world.attempts.filter((attempt) => attempt.transferId === transferId);
+	return mine.some((unanswered) => unanswered.answered === 'none' && mine.some((other) => name(other.by) !== name(unanswered.by) && other.at <= (unanswered.settledAt ?? Infinity) && (other.settledAt ?? Infinity) >= unanswered.at));
+}
+
+/** Queue mode: another worker ran the same payout at the same time (its lookup records "no clear answer" for a moment). */
+function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: string): boolean {
+	const name = (process: string) => process.split('#')[0];
+	return world.processCount > 1 && world.executions.some((other) => other !== execution && !other.dryRun && name(other.process) !== name(execution.process) && other.rows.some((row) => row.payout === payout) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) >= execution.startedAt);
+}
+
 /** A request of the payout under this Transfer ID had no clear answer by then, or was on its way (another execution sending it). */
 function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOutcome, at: number): boolean {
 	const to = world.payouts.get(outcome.row.payout)?.to;
@@ -140,14 +194,14 @@ function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOut
 
 /** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid under that Transfer ID. */
 function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => boolean): Violation[] {
-	const reportedPaid = new Map<string, { from: number; writtenBy: number }>();
+	const reportedPaid = new Map<string, { from: number; writtenBy: number; node: string }>();
 	for (const execution of world.executions) {
 		if (execution.dryRun || execution.endedAt === undefined || unwritten(execution)) continue;
 		for (const outcome of execution.outcomes) {
 			if (!PAID.includes(outcome.status)) continue;
 			const id = `${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`;
 			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
-			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy });
+			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy, node: outcome.node });
 		}
 	}
 	const violations: Violation[] = [];
@@ -159,7 +213,8 @@ function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => 
 			// Stop before the run reached the row: "Not sent", true.
 			if (execution.stoppedAt !== undefined && outcome.status === 'ERROR' && /stopped/i.test(outcome.message ?? '')) continue;
 			const askedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt >= paid.from && other.startedAt < execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
-			const elsewhere = world.processCount > 1 && world.executions.some((other) => other !== execution && !other.dryRun && other.rows.some((row) => row.payout === outcome.row.payout) && other.process.split('#')[0] !== execution.process.split('#')[0]);
+			const id = outcome.transferId ?? outcome.row.key;
+			const elsewhere = settlingAcrossProcesses(world, id, execution.startedAt) || lookedUpElsewhere(world, execution, outcome.row.payout) || writerDiedSettling(world, id) || sentOnTwoWorkers(world, id);
 			violations.push({
 				invariant: askedAtCrash ? 'askedAtCrash' : elsewhere ? 'acrossProcesses' : 'paidStaysPaid',
 				detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid; its requests: ${attemptsOf(world, outcome.transferId ?? outcome.row.key)}`,
@@ -173,9 +228,12 @@ function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => 
 function noRowBlocked(world: World): Violation[] {
 	const violations: Violation[] = [];
 	for (const execution of world.executions) {
-		if (execution.dryRun || execution.endedAt === undefined || execution.crashed || execution.stoppedAt !== undefined) continue;
+		// A batch with an invalid row is refused whole, before the first request (a promise of its own: a bad row moves no money).
+		if (execution.dryRun || execution.endedAt === undefined || execution.crashed || execution.stoppedAt !== undefined || execution.error?.nothingSent) continue;
 		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
-		const blocked = execution.rows.filter((row, index) => {
+		// Execute Once: n8n hands the node the first row only.
+		const reached = world.workflow.pay.settings.executeOnce ? execution.rows.slice(0, 1) : execution.rows;
+		const blocked = reached.filter((row, index) => {
 			const to = world.payouts.get(row.payout)?.to;
 			if (mine.some((attempt) => payoutOf(attempt.body) === to)) return false;
 			if (execution.outcomes.some((outcome) => outcome.row === row) || execution.claimAnswers.some((claimed) => claimed.row === row)) return false;

@@ -17,7 +17,7 @@ import type { Operation, Verdict } from './service';
 import { setupArbitrary } from './settings';
 import type { NodeSetup } from './settings';
 import { User } from './user';
-import type { Fault, KeyMode, Timing, WorkflowSetup } from './world';
+import type { Fault, KeyMode, Row, Timing, WorkflowSetup } from './world';
 import { Random, World } from './world';
 
 /** What a user or n8n does, at `at` ms after the previous action. */
@@ -145,6 +145,14 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 		for (const name of names) world.start(name);
 		const payouts = schedule.amounts.map((amount, index) => world.payout(`P${index + 1}`, amount));
 		const keyOf = (index: number) => `k${index + 1}`;
+		// Pay Again on Every Run: each run the user (or a redelivery, or n8n's Retry) starts is a new payment, as the user chose.
+		let minted = 0;
+		const rowFor = (index: number) => {
+			const payout = schedule.workflow.keyMode === 'payEveryRun' ? world.payout(`${payouts[index].id}.${++minted}`, payouts[index].amount) : payouts[index];
+			user.want(payout.id, keyOf(index));
+			return user.rowOf(payout.id);
+		};
+		const again = (row: Row): Row => (schedule.workflow.keyMode === 'payEveryRun' ? rowFor(Number(row.payout.slice(1).split('.')[0]) - 1) : row);
 		let at = 0;
 		for (const action of schedule.actions) {
 			at += action.at;
@@ -152,19 +160,13 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 			world.clock.after(at, () => {
 				switch (action.kind) {
 					case 'batch': {
-						const rows = action.payouts.map((index) => {
-							user.want(payouts[index].id, keyOf(index));
-							return user.rowOf(payouts[index].id);
-						});
-						world.execute(name, rows, { dryRun: action.dryRun, stopAfter: action.stopAfter });
+						world.execute(name, action.payouts.map(rowFor), { dryRun: action.dryRun, stopAfter: action.stopAfter });
 						return;
 					}
 					case 'event': {
-						const payout = payouts[action.payout];
-						user.want(payout.id, keyOf(action.payout));
-						const row = user.rowOf(payout.id);
+						const row = rowFor(action.payout);
 						world.execute(name, [row], { mode: 'webhook' });
-						if (action.again) world.clock.after(action.again.after, () => world.execute(names[action.again!.process % names.length], [row], { mode: 'webhook' }), 'world');
+						if (action.again) world.clock.after(action.again.after, () => world.execute(names[action.again!.process % names.length], [again(row)], { mode: 'webhook' }), 'world');
 						return;
 					}
 					case 'crash':
@@ -182,7 +184,7 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 					case 'retry': {
 						// n8n's Retry of the last failed run: the same rows, a new execution.
 						const failed = [...world.executions].reverse().find((execution) => execution.error && !execution.dryRun && execution.endedAt !== undefined);
-						if (failed) world.execute(failed.process.split('#')[0], failed.rows, { mode: 'retry' });
+						if (failed) world.execute(failed.process.split('#')[0], failed.rows.map(again), { mode: 'retry' });
 						return;
 					}
 				}
@@ -192,12 +194,22 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 		// Now the user follows the node's words to the end: no more faults, every process up.
 		faultsOn = false;
 		for (const name of names) if (!world.live(name)) world.start(name);
-		for (let round = 0; round < 8; round++) {
+		for (let round = 0; round < 12; round++) {
 			user.follow();
 			const rows = user.open();
-			if (rows.length === 0) break;
-			world.execute(names[0], rows);
+			if (rows.length === 0 && !user.waiting()) break;
+			if (rows.length === 0) {
+			// The user waits, as told, before settling from the dashboard.
+			const wakesAt = user.wakesAt();
+			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
 			await world.settle();
+			continue;
+		}
+			// With Execute Once n8n hands the node only a run's first row: the user runs them one by one.
+			for (const batch of schedule.workflow.pay.settings.executeOnce ? rows.map((row) => [row]) : [rows]) {
+				world.execute(names[0], batch);
+				await world.settle();
+			}
 		}
 		user.follow();
 		world.leftUnsettled = user.open();

@@ -10,6 +10,9 @@
 import type { ExecutionRecord, Row, RowOutcome, World } from './world';
 import { exportedStatus } from './service';
 
+/** The node's words: a dashboard export settles a row only once 10 minutes have passed since the run that left it in doubt. */
+export const SETTLE_WAIT_MS = 10 * 60 * 1000;
+
 /** What the node tells a user to do with a row (the node's `nextStep`, or read from its words). */
 export type NextStep = 'none' | 'runAgain' | 'fixRow' | 'settleFromDashboard' | 'newExport' | 'newTransferId' | 'lookUp' | 'settleClaim';
 
@@ -29,6 +32,15 @@ export function nextStepOf(outcome: Pick<RowOutcome, 'status' | 'hint' | 'nextSt
 	return 'runAgain';
 }
 
+/** Steps that decide by a dashboard export. */
+const DASHBOARD_STEPS: NextStep[] = ['settleFromDashboard', 'newExport', 'lookUp', 'settleClaim'];
+
+/** The row read PENDING, or ALREADY_SUBMITTED of a PENDING answer: submitted, not yet settled at the bank. */
+function pendingAtTheBank(execution: ExecutionRecord, row: Row): boolean {
+	const outcome = [...execution.outcomes].reverse().find((candidate) => candidate.row === row);
+	return outcome?.status === 'PENDING' || (outcome?.status === 'ALREADY_SUBMITTED' && outcome.json.firstStatus === 'PENDING');
+}
+
 /** One payout as the user keeps it in their sheet. */
 interface Wanted {
 	payout: string;
@@ -37,6 +49,10 @@ interface Wanted {
 	done: boolean;
 	/** The node said the row's own values must change (an amount it cannot send exactly): the user would edit the sheet; the simulator leaves it. */
 	needsFix?: boolean;
+	/** Submitted, PENDING at the bank: the docs say to check it in the dashboard later. */
+	pending?: string;
+	/** Waiting to settle it from the dashboard, until then. */
+	waitsUntil?: number;
 	/** The row as it goes into the next run (with a dashboard status where the user mapped one). */
 	next?: Row;
 }
@@ -49,6 +65,8 @@ export class User {
 	private readonly read = new Set<ExecutionRecord>();
 	/** Every decision, for the log. */
 	readonly decisions: string[] = [];
+	/** News the user waits to act on (a dashboard export, 10 minutes after its run). */
+	private later: Array<{ execution: ExecutionRecord; row: Row; step: NextStep; transferId: string; readyAt: number }> = [];
 
 	constructor(private readonly world: World) {}
 
@@ -66,20 +84,59 @@ export class User {
 
 	/** Payouts not done yet, as rows for the next run. */
 	open(): Row[] {
-		return [...this.wanted.values()].filter((wanted) => !wanted.done && !wanted.needsFix).map((wanted) => this.rowOf(wanted.payout));
+		return [...this.wanted.values()].filter((wanted) => !wanted.done && !wanted.needsFix && !wanted.pending && wanted.waitsUntil === undefined).map((wanted) => this.rowOf(wanted.payout));
+	}
+
+	/** Payouts the user waits on: PENDING at the bank, to be checked again. */
+	waiting(): boolean {
+		return this.later.length > 0 || [...this.wanted.values()].some((wanted) => wanted.pending !== undefined);
+	}
+
+	/** When the user will act again (the clock must reach it). */
+	wakesAt(): number | undefined {
+		return this.later.length > 0 ? Math.min(...this.later.map((item) => item.readyAt)) : undefined;
 	}
 
 	/** Reads every ended execution not read yet, oldest first, and decides each of its rows' next run. */
 	follow() {
-		const ended = this.world.executions.filter((execution) => execution.endedAt !== undefined && !execution.dryRun && !this.read.has(execution));
+		// PENDING rows, checked in the dashboard later as the docs say: paid, done; failed at the bank, a new Transfer ID.
+		for (const wanted of this.wanted.values()) {
+			if (!wanted.pending) continue;
+			const status = exportedStatus(this.exportSince(this.world.clock.now), wanted.pending);
+			if (status === 'SUCCESS') Object.assign(wanted, { pending: undefined, done: true });
+			else if (status === 'FAILED') {
+				wanted.key = `${wanted.key}r`;
+				const { amount, to } = this.world.payouts.get(wanted.payout) ?? { amount: '0', to: '?' };
+				Object.assign(wanted, { pending: undefined, next: { payout: wanted.payout, key: wanted.key, amount, to } });
+				this.decisions.push(`${wanted.payout}: failed at the bank after PENDING: new key ${wanted.key}`);
+			}
+		}
+		// As the docs say: a row is settled once no run is sending it any more; its news waits till then.
+		const running = new Set(this.world.executions.filter((execution) => execution.endedAt === undefined && !execution.crashed).flatMap((execution) => execution.rows.map((row) => row.payout)));
+		const ended = this.world.executions.filter((execution) => execution.endedAt !== undefined && !execution.dryRun && !this.read.has(execution) && !execution.rows.some((row) => running.has(row.payout)));
+		// Rows to settle from the dashboard wait, as the node says, 10 minutes after their run.
+		const due = this.later.filter((item) => item.readyAt <= this.world.clock.now);
+		this.later = this.later.filter((item) => item.readyAt > this.world.clock.now);
+		for (const item of due) {
+			const wanted = this.wanted.get(item.row.payout);
+			if (wanted) wanted.waitsUntil = undefined;
+			this.act(item.execution, item.row, item.step, item.transferId);
+		}
+		const decide = (execution: ExecutionRecord, row: Row, step: NextStep, transferId: string) => {
+			const readyAt = (execution.endedAt ?? 0) + SETTLE_WAIT_MS;
+			const wanted = this.wanted.get(row.payout);
+			if (!DASHBOARD_STEPS.includes(step) || this.world.clock.now >= readyAt || !wanted || wanted.key !== row.key) return this.act(execution, row, step, transferId);
+			wanted.waitsUntil = readyAt;
+			this.later.push({ execution, row, step, transferId, readyAt });
+		};
 		for (const execution of ended.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))) {
 			this.read.add(execution);
-			for (const { row, answer } of execution.claimAnswers) this.act(execution, row, answer === 'UNKNOWN' ? 'settleClaim' : 'none', row.key);
+			for (const { row, answer } of execution.claimAnswers) decide(execution, row, answer === 'UNKNOWN' ? 'settleClaim' : 'none', row.key);
 			const told = new Set<string>();
 			for (const outcome of execution.outcomes) {
 				if (outcome.status === 'DRY_RUN') continue;
 				told.add(outcome.row.payout);
-				this.act(execution, outcome.row, nextStepOf(outcome), outcome.transferId ?? outcome.row.key);
+				decide(execution, outcome.row, nextStepOf(outcome), outcome.transferId ?? outcome.row.key);
 			}
 			// A run that stopped with an error: every row it did not answer is run again, as it was.
 			for (const row of execution.rows) if (!told.has(row.payout) && !execution.claimAnswers.some((claimed) => claimed.row === row)) this.act(execution, row, 'runAgain', row.key);
@@ -99,6 +156,10 @@ export class User {
 		const plain = { payout: row.payout, key: wanted.key, amount: row.amount, to: row.to };
 		switch (step) {
 			case 'none':
+				if (step === 'none' && pendingAtTheBank(execution, row)) {
+					wanted.pending = transferId;
+					return decide('PENDING: checked later');
+				}
 				return decide('done', undefined, true);
 			case 'runAgain':
 				// Run again as the sheet has it: a mapped dashboard column stays mapped.

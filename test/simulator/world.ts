@@ -136,7 +136,7 @@ export interface ExecutionRecord {
 	endedAt?: number;
 	/** Per row that an output names (an execution that stopped with an error may have none). */
 	outcomes: RowOutcome[];
-	error?: { message: string; description?: string; itemIndex?: number };
+	error?: { message: string; description?: string; itemIndex?: number; nothingSent?: boolean };
 	stoppedAt?: number;
 	crashed?: boolean;
 	/** Rows a claims table before the node kept from it (Claim Held by an Earlier Step), with the claim's word. */
@@ -320,12 +320,17 @@ export class World {
 		record.endedAt = this.clock.now;
 		this.readOutcomes(record, claimed, run);
 		this.writeClaims(record);
-		const error = run.data.resultData.error as { message?: string; description?: string; context?: { itemIndex?: number; rows?: IDataObject[] } } | undefined;
-		if (error) record.error = { message: String(error.message), description: error.description ?? undefined, itemIndex: error.context?.itemIndex };
-		// The error that ends a batch names every row's status and next step: the user reads them there.
+		const error = run.data.resultData.error as { message?: string; description?: string; context?: { itemIndex?: number; rows?: IDataObject[]; nothingSent?: boolean } } | undefined;
+		if (error) record.error = { message: String(error.message), description: error.description ?? undefined, itemIndex: error.context?.itemIndex, nothingSent: error.context?.nothingSent };
+		// The error that ends a batch names every row's status and next step: the user reads them there
+		// (Pay Again's rows are Pay's error items, in order).
+		const failedIn = String(run.data.resultData.lastNodeExecuted ?? PAY.name);
+		const payErrors = outputsOf(run, PAY.name)?.[1] ?? [];
 		for (const row of error?.context?.rows ?? []) {
-			const input = claimed[Number(row.item)];
-			if (input && !record.outcomes.some((outcome) => outcome.row === input)) record.outcomes.push({ row: input, node: String(run.data.resultData.lastNodeExecuted ?? PAY.name), status: String(row.status), transferId: row.transferId as string | undefined, message: row.message as string | undefined, hint: row.hint as string | undefined, nextStep: row.nextStep as string | undefined, json: row });
+			const input = failedIn === PAY_AGAIN.name ? claimed[pairOf(payErrors[Number(row.item)])] : claimed[Number(row.item)];
+			if (!input) continue;
+			record.outcomes = record.outcomes.filter((outcome) => outcome.row !== input);
+			record.outcomes.push({ row: input, node: failedIn, status: String(row.status), transferId: row.transferId as string | undefined, message: row.message as string | undefined, hint: row.hint as string | undefined, nextStep: row.nextStep as string | undefined, json: row });
 		}
 		this.log(`${record.id} ends: ${record.error ? `error ${record.error.message} ` : ''}${record.outcomes.map((outcome) => `${outcome.row.key}=${outcome.status}${outcome.node === PAY_AGAIN.name ? '(again)' : ''}`).join(' ')}`);
 	}
@@ -363,8 +368,9 @@ export class World {
 		if (!this.workflow.payAgain) for (const item of payErrors) this.outcome(record, PAY.name, rows[pairOf(item)], item);
 		// Pay Again's rows are Pay's error items, in order.
 		for (const output of again) for (const item of output ?? []) this.outcome(record, PAY_AGAIN.name, rows[pairOf(payErrors[pairOf(item)])], item);
-		// With a retry branch, Pay's error items that Pay Again never answered (it stopped) still say what Pay said.
-		if (this.workflow.payAgain) {
+		// With a retry branch, Pay's error items that Pay Again never answered (it stopped with an error) still say what Pay said;
+		// Stop in Pay Again leaves no word on them.
+		if (this.workflow.payAgain && record.stoppedAt === undefined) {
 			for (const item of payErrors) {
 				const row = rows[pairOf(item)];
 				if (!record.outcomes.some((outcome) => outcome.row === row)) this.outcome(record, PAY.name, row, item);
@@ -375,6 +381,8 @@ export class World {
 	private outcome(record: ExecutionRecord, node: string, row: Row | undefined, item: INodeExecutionData | undefined) {
 		if (!row || !item) return;
 		const json = item.json;
+		// Always Output Data: n8n's own empty item where the node put out none says nothing of a row.
+		if (json.status === undefined && json.error === undefined && json.dryRun === undefined) return;
 		const error = typeof json.error === 'object' && json.error !== null ? (json.error as IDataObject) : undefined;
 		const source = error ?? json;
 		record.outcomes.push({
@@ -470,6 +478,8 @@ export class World {
 				if (fault === 'lostAfter') return;
 				if (fault === 'error5xxAfter') return this.back(by, () => end(undefined, { status: 500, body: '<html>Internal Server Error</html>' }));
 				this.back(by, () => {
+					// axios checks the abort signal once more after the answer: a stopped execution never reads it.
+					if (request.signal?.aborted) return end(new WireError('ERR_CANCELED', 'canceled'));
 					if (!ended) attempt.answered = answer.body.status === 'ERROR' ? (attempt.booked ? 'none' : 'refused') : 'paid';
 					end(undefined, { status: answer.httpStatus, body: JSON.stringify(answer.body) });
 				});

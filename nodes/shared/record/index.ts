@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { FirstAnswer } from './inProcess';
@@ -62,12 +63,17 @@ export function fingerprint(operation: string, body: object): string {
 interface Held {
 	key: string;
 	claimed: string[];
+	sentMark: string;
 	open: string;
 	release: () => void;
 	sent: boolean;
 }
 
 const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
+
+/** How long a second look waits: longer than another worker's lookup takes to forget what it asked. */
+const LOOK_AGAIN_MS = 250;
+const LOOKS = 3;
 
 export class TransferRecord {
 	private readonly held = new Map<number, Held>();
@@ -82,14 +88,11 @@ export class TransferRecord {
 	) {}
 
 	/**
-	 * The record of a transfer node. Where the node guards, the workflow's (every Payouts Transfer
-	 * node of it shares it); where the service guards, the node's, written twice (other queue-mode
-	 * workers write it too, and only the words depend on it).
+	 * The workflow's record, shared by its Payouts Transfer nodes: a retry branch's second node reads
+	 * what the first sent, and the first what the second paid.
 	 */
 	static open(context: IExecuteFunctions, workflowId: string, guard: Guard): TransferRecord {
-		const scope = guard === 'node' ? 'workflow' : 'node';
-		const rowKey = scope === 'node' ? `${workflowId}:${context.getNode().id}` : workflowId;
-		return new TransferRecord(Journal.of(context, workflowId, scope, guard === 'service'), rowKey, guard);
+		return new TransferRecord(Journal.of(context, workflowId, 'workflow'), workflowId, guard);
 	}
 
 	/** What to do with a row: claimed for this run to send, or why not. */
@@ -110,7 +113,7 @@ export class TransferRecord {
 		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
 		const claimed = this.guard === 'node' ? [id, sent, open] : [sent, open];
 		const hold = (claim: Claim): Claim => {
-			if (claim.kind === 'send' && !claim.unrecorded) this.held.set(index, { key, claimed, open, release, sent: false });
+			if (claim.kind === 'send' && !claim.unrecorded) this.held.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
 			else release();
 			return claim;
 		};
@@ -129,7 +132,7 @@ export class TransferRecord {
 			if (isNew) {
 				if (dashboard?.verdict !== 'paid') return hold({ kind: 'send', earlier: 'none' });
 				// Never sent by this node, and the user says it is paid: it reads paid from now on.
-				this.write(this.journal.forget([open]));
+				this.forgetAgain([open]);
 				return hold({ kind: 'answered', byDashboard: dashboard.word });
 			}
 			if (!seen.has(sent)) {
@@ -139,12 +142,12 @@ export class TransferRecord {
 			}
 			if (!seen.has(open)) {
 				// Paid: asking recorded "no clear answer", forgotten again.
-				this.write(this.journal.forget([open]));
+				this.forgetAgain([open]);
 				return hold({ kind: 'answered', ...(dashboard && dashboard.verdict !== 'paid' ? { contradiction: dashboard.word } : {}) });
 			}
 			// In doubt.
 			if (dashboard?.verdict === 'paid') {
-				this.write(this.journal.forget([open]));
+				this.forgetAgain([open]);
 				return hold({ kind: 'answered', byDashboard: dashboard.word });
 			}
 			if (this.guard === 'service') return hold({ kind: 'send', earlier: 'inDoubt' });
@@ -157,6 +160,32 @@ export class TransferRecord {
 		}
 	}
 
+	/**
+	 * Where the service guards and refused a repeat of a row the record held in doubt: asks once more,
+	 * a moment later. Another worker looking the same paid transfer up a moment ago (asking records
+	 * "no clear answer", forgotten again at once) made it look in doubt; paid, it reads paid now.
+	 */
+	async paidAfterAll(index: number): Promise<boolean> {
+		const row = this.held.get(index);
+		if (!row) return false;
+		// A few looks, a random while apart: workers looking the same transfer up at once stop meeting.
+		for (let look = 0; look < LOOKS; look++) {
+			await sleep(Math.round(LOOK_AGAIN_MS * (1 + 2 * Math.random())));
+			try {
+				const { seen } = await this.journal.record([row.sentMark, row.open]);
+				if (!seen.has(row.open)) return true;
+			} catch {
+				return false;
+			}
+		}
+		return false;
+	}
+
+	/** Paid before, by what the record says (asking recorded "no clear answer": forgotten again). */
+	paidEarlier(index: number) {
+		this.settle(index, async (row) => this.forgetAgain([row.open]));
+	}
+
 	/** The request is going out now: from here its claim stays until its answer. */
 	sending(index: number) {
 		const row = this.held.get(index);
@@ -165,9 +194,12 @@ export class TransferRecord {
 
 	/** The service answered SUCCESS or PENDING. */
 	answered(index: number, answer: FirstAnswer) {
-		this.settle(index, (row) => {
+		this.settle(index, async (row) => {
 			rememberAnswer(row.key, answer);
-			return this.journal.forget([row.open]);
+			await this.journal.forget([row.open]);
+			// Where other workers write the record too: paid, made again a settling window later.
+			this.again('record', [row.sentMark]);
+			this.again('forget', [row.open]);
 		});
 	}
 
@@ -178,7 +210,7 @@ export class TransferRecord {
 
 	/** No clear answer, or the service still holds it from a request without one: the claim stays, in doubt. */
 	inDoubt(index: number) {
-		this.settle(index, async () => undefined);
+		this.settle(index, async (row) => this.again('record', [row.sentMark, row.open]));
 	}
 
 	/** Claimed but not sent (Stop came first): as a refusal. */
@@ -217,6 +249,20 @@ export class TransferRecord {
 		this.held.delete(index);
 		// The turn passes on once the record says what became of the row.
 		this.write(then(row).finally(row.release));
+	}
+
+	/** A "no clear answer" mark that is not true, forgotten, and again a settling window later (where other workers write the record). */
+	private forgetAgain(unwanted: string[]) {
+		this.write(this.journal.forget(unwanted).then(() => this.again('forget', unwanted)));
+	}
+
+	/**
+	 * Where the service guards, a state is made again a settling window later: queue-mode workers
+	 * write the record too, and a stale write of theirs can undo it (only the words depend on it).
+	 * Where the node guards, the record holds in one n8n process only (queue mode takes the claim).
+	 */
+	private again(kind: 'record' | 'forget', marks: string[]) {
+		if (this.guard === 'service') this.journal.again(kind, marks);
 	}
 
 	private write(done: Promise<void>) {

@@ -17,16 +17,17 @@ import { sleep } from 'n8n-workflow';
  * the record does not hold stops at ROOM_FOR_NEW, so that transfers it holds can always be looked up.
  *
  * Across n8n processes (queue-mode workers) the store has no lock: a call that read the row before
- * another process wrote it, and writes after, puts back what it read. Where asked (`writeTwice`),
- * each write is made again a settling window later, which puts back what such a stale write lost.
+ * another process wrote it, and writes after, puts back what it read. Where the service guards,
+ * the record makes a transfer's state again a settling window later (`again`), which puts back
+ * what such a stale write lost.
  */
 
 /** n8n's limit for the row, which the journal never lets it reach. */
-export const MAX_ENTRIES = 30_000;
+export const MAX_ENTRIES = 60_000;
 /** The row's room: no call may leave more marks. */
-export const ROOM = 29_000;
+export const ROOM = 58_000;
 /** A transfer the record does not hold is taken on only while the row holds fewer marks than this. */
-export const ROOM_FOR_NEW = 25_000;
+export const ROOM_FOR_NEW = 50_000;
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
 
 /** How long forgets wait for more before their call. */
@@ -35,8 +36,13 @@ const FORGET_LINGER_MS = 50;
 const RECOUNT_EVERY = 200;
 /** Near the room, the size is read before every call that records. */
 const NEAR = 1_000;
-/** A write made again this long after (queue mode): longer than any other process's call takes. */
-const SETTLING_MS = 2_000;
+/**
+ * A state is made again this many times the slowest recent call later, and once more four times
+ * that (queue mode): by then another process's call that overlapped the write has ended.
+ */
+const SETTLING_PER_CALL = 5;
+const MIN_SETTLING_MS = 250;
+const CALLS_TIMED = 100;
 const RETRY_AFTER_MS = 50;
 
 /** What one call found: which of the asked marks were there before it (or asked earlier in it), and the row's size after. */
@@ -69,20 +75,19 @@ export class Journal {
 	private callsSinceCount = 0;
 	/** Durations of the last calls, in milliseconds. */
 	private lastMs = 0;
+	private readonly timings: number[] = [];
 	/** Store calls and their time, for n8n's debug log. */
 	readonly stats = { calls: 0, ms: 0 };
 
 	private constructor(
 		private helpers: Helpers,
 		private readonly scope: DeduplicationScope,
-		/** Each write again a settling window later (where other processes write the row: card and standard). */
-		private readonly writeTwice: boolean,
 	) {}
 
 	/** The journal of this row (the workflow's, or the node's) in this process. */
-	static of(context: IExecuteFunctions, workflowId: string, scope: DeduplicationScope, writeTwice: boolean): Journal {
+	static of(context: IExecuteFunctions, workflowId: string, scope: DeduplicationScope): Journal {
 		const key = scope === 'node' ? `${workflowId}:${context.getNode().id}` : workflowId;
-		const journal = Journal.journals.get(key) ?? new Journal(context.helpers, scope, writeTwice);
+		const journal = Journal.journals.get(key) ?? new Journal(context.helpers, scope);
 		Journal.journals.set(key, journal);
 		// The helpers of any execution reach the same row; the latest is surely alive.
 		journal.helpers = context.helpers;
@@ -187,7 +192,7 @@ export class Journal {
 		if ('failure' in forgotten) return;
 		// Each forgotten mark was there (the record forgets only what it wrote): the size is an upper bound otherwise.
 		if (this.size !== undefined) this.size = Math.max(0, this.size - unique.length);
-		this.again('forget', unique);
+		this.wrote(unique);
 	}
 
 	private async recordCall(batch: Array<Extract<Request, { kind: 'record' }>>) {
@@ -217,7 +222,7 @@ export class Journal {
 			for (const mark of request.marks) askedEarlier.add(mark);
 			request.resolve({ seen, size: this.size });
 		}
-		this.again('record', unique);
+		this.wrote(unique);
 	}
 
 	/**
@@ -235,25 +240,46 @@ export class Journal {
 		return this.size;
 	}
 
-	/** Each mark's last write by this process (`writeTwice`): which call, recording or forgetting it. */
-	private readonly lastWrite = new Map<string, { kind: Request['kind']; call: number }>();
+	/** For marks waiting to be written again: their last write by this process, by call (a write made again must still be the last). */
+	private readonly lastWrite = new Map<string, { call: number; waiting: number }>();
 	private writes = 0;
 
-	/**
-	 * The same write once more, a settling window later (`writeTwice`): a call of another process that
-	 * read the row before this write and wrote it back after lost this write; made again, it holds.
-	 * A mark this process wrote otherwise since (a paid answer's forget after its claim) is left as it is.
-	 */
-	private again(kind: Request['kind'], written: string[]) {
-		if (!this.writeTwice) return;
+	private wrote(marks: string[]) {
 		const call = ++this.writes;
-		for (const mark of written) this.lastWrite.set(mark, { kind, call });
-		void sleep(SETTLING_MS).then(async () => {
-			const still = written.filter((mark) => this.lastWrite.get(mark)?.call === call);
-			for (const mark of still) this.lastWrite.delete(mark);
+		for (const mark of marks) {
+			const known = this.lastWrite.get(mark);
+			if (known) known.call = call;
+		}
+	}
+
+	/**
+	 * A state made again a settling window later: a call of another process that read
+	 * the row before this process wrote it and wrote it back after lost the write; made again, it
+	 * holds. A mark this process wrote otherwise since is left as it is.
+	 */
+	again(kind: Request['kind'], written: string[]) {
+		if (written.length === 0) return;
+		for (const mark of written) {
+			const known = this.lastWrite.get(mark) ?? { call: this.writes, waiting: 0 };
+			known.waiting++;
+			this.lastWrite.set(mark, known);
+		}
+		const asOf = new Map(written.map((mark) => [mark, this.lastWrite.get(mark)?.call]));
+		const settling = Math.max(MIN_SETTLING_MS, SETTLING_PER_CALL * Math.max(0, ...this.timings));
+		const once = async () => {
+			const still = written.filter((mark) => this.lastWrite.get(mark)?.call === asOf.get(mark));
 			if (still.length === 0) return;
-			await this.once(async () => await (kind === 'record' ? this.helpers.checkProcessedAndRecord(still, this.scope, OPTIONS) : this.helpers.removeProcessed(still, this.scope, OPTIONS)));
-		});
+			await (kind === 'record' ? this.record(still).then(() => undefined) : this.forget(still)).catch(() => undefined);
+			for (const mark of still) asOf.set(mark, this.lastWrite.get(mark)?.call);
+		};
+		const done = () => {
+			for (const mark of written) {
+				const known = this.lastWrite.get(mark);
+				if (known && --known.waiting <= 0) this.lastWrite.delete(mark);
+			}
+		};
+		// The second time, in case a stale write overlapped the first again.
+		void sleep(settling).then(once).then(async () => await sleep(3 * settling)).then(once).finally(done);
 	}
 
 	/**
@@ -268,6 +294,8 @@ export class Journal {
 			try {
 				const value = await work();
 				this.lastMs = Date.now() - started;
+				this.timings.push(this.lastMs);
+				if (this.timings.length > CALLS_TIMED) this.timings.shift();
 				this.stats.calls++;
 				this.stats.ms += this.lastMs;
 				return { value };
