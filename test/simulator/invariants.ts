@@ -123,7 +123,7 @@ export function check(world: World): Violation[] {
 				case 'UNKNOWN':
 					if (!doubtHasCause(world, execution, outcome, at)) {
 						const claimedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt <= at && other.rows.some((row) => row.payout === outcome.row.payout));
-						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : settlingAcrossProcesses(world, transferId, execution.startedAt) ? 'acrossProcesses' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
+						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : staleWriteLost(world, transferId, execution.startedAt) ? 'acrossProcesses' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
 					}
 					break;
 			}
@@ -142,17 +142,27 @@ function payoutOf(body: Record<string, unknown>): string {
 }
 
 /**
- * Queue mode: n8n's store has no lock, so another worker's call that read the row before this
- * Transfer ID's last write and wrote it back after can undo that write; the writer makes it again a
- * settling window later (record/journal.ts). Named exception `acrossProcesses`: several processes,
- * and a request of the Transfer ID answered within the window before the run began.
+ * Queue mode: n8n's store has no lock, so another worker's call that read the row before a write
+ * of this Transfer ID's marks and wrote the row back after it undid that write (the writer makes
+ * its state again a settling window later, record/journal.ts, but a later stale write can undo that
+ * too). Named exception `acrossProcesses`: the last write of the Transfer ID's marks before the run
+ * was overlapped so by another process's call.
  */
-export const SETTLING_WINDOW_MS = 2_000;
-function settlingAcrossProcesses(world: World, transferId: string, startedAt: number): boolean {
+function staleWriteLost(world: World, transferId: string, before: number): boolean {
 	if (world.processCount < 2) return false;
-	// The Transfer ID's own requests, or any run of its row, within the window: their writes, or other transfers' writes then, may have lost its marks.
-	const recent = (at: number | undefined) => at !== undefined && at <= startedAt && startedAt - at <= SETTLING_WINDOW_MS;
-	return world.attempts.some((attempt) => attempt.transferId === transferId && recent(attempt.settledAt)) || world.executions.some((execution) => execution.outcomes.some((outcome) => (outcome.transferId ?? outcome.row.key) === transferId) && recent(execution.endedAt));
+	return overlappedWrites(world).some((write) => (write.wroteAt as number) < before && write.values.some((mark) => mark.includes(`:${transferId}:`) || mark === `id:${transferId}`));
+}
+
+/** The writes another process's call overlapped (read before, wrote after): worked out once per world. */
+const overlapped = new WeakMap<World, World['calls']>();
+function overlappedWrites(world: World): World['calls'] {
+	const known = overlapped.get(world);
+	if (known) return known;
+	const name = (process: string | undefined) => String(process).split('#')[0];
+	const writes = world.calls.filter((call) => call.kind !== 'count' && call.readAt !== undefined && call.wroteAt !== undefined).sort((a, b) => (a.readAt as number) - (b.readAt as number));
+	const found = writes.filter((write) => writes.some((other) => (other.readAt as number) <= (write.wroteAt as number) && (other.wroteAt as number) > (write.wroteAt as number) && name(other.by) !== name(write.by)));
+	overlapped.set(world, found);
+	return found;
 }
 
 /**
@@ -214,7 +224,7 @@ function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => 
 			if (execution.stoppedAt !== undefined && outcome.status === 'ERROR' && /stopped/i.test(outcome.message ?? '')) continue;
 			const askedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt >= paid.from && other.startedAt < execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
 			const id = outcome.transferId ?? outcome.row.key;
-			const elsewhere = settlingAcrossProcesses(world, id, execution.startedAt) || lookedUpElsewhere(world, execution, outcome.row.payout) || writerDiedSettling(world, id) || sentOnTwoWorkers(world, id);
+			const elsewhere = staleWriteLost(world, id, execution.startedAt) || lookedUpElsewhere(world, execution, outcome.row.payout) || writerDiedSettling(world, id) || sentOnTwoWorkers(world, id);
 			violations.push({
 				invariant: askedAtCrash ? 'askedAtCrash' : elsewhere ? 'acrossProcesses' : 'paidStaysPaid',
 				detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid; its requests: ${attemptsOf(world, outcome.transferId ?? outcome.row.key)}`,
