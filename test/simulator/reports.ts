@@ -67,6 +67,7 @@ async function followToTheEnd(world: World, user: User, rounds = 6) {
 	world.faultOf = () => 'none';
 	world.verdictOf = () => 'pay';
 	if (!world.live('p1')) world.start('p1');
+	let waits = 0;
 	for (let round = 0; round < rounds; round++) {
 		user.follow();
 		const rows = user.open();
@@ -76,6 +77,8 @@ async function followToTheEnd(world: World, user: User, rounds = 6) {
 			const wakesAt = user.wakesAt();
 			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
 			await world.settle();
+			round--;
+			if (++waits > 50) break;
 			continue;
 		}
 		world.execute('p1', rows);

@@ -194,6 +194,7 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 		// Now the user follows the node's words to the end: no more faults, every process up.
 		faultsOn = false;
 		for (const name of names) if (!world.live(name)) world.start(name);
+		let waits = 0;
 		for (let round = 0; round < 12; round++) {
 			user.follow();
 			const rows = user.open();
@@ -203,6 +204,8 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 			const wakesAt = user.wakesAt();
 			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
 			await world.settle();
+			round--;
+			if (++waits > 50) break;
 			continue;
 		}
 			// With Execute Once n8n hands the node only a run's first row: the user runs them one by one.
