@@ -5,8 +5,11 @@
  * fast-check from seed S), or report R's script (reports.ts) with N seeds, on this checkout's
  * package code or on git revision REV's. A schedule that breaks a promise is shrunk to its shortest
  * form and printed with every step; `--seed S --path P` (both printed) replays it. Exit code 1 when
- * a schedule broke a promise; `--json` ends with a summary line of JSON.
+ * a schedule broke a promise; `--json` ends with a summary line of JSON. `N8N_ENGINE_FROM=<an
+ * installed n8n>` runs that n8n's engine (test/helpers/engineFrom.js).
  */
+import './engine';
+
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
