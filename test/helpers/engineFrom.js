@@ -26,7 +26,8 @@ function engineDir() {
 function moduleNameMapper() {
 	const modules = engineDir();
 	if (!modules) return {};
-	return Object.fromEntries(ENGINE.flatMap((name) => [[`^${name}$`, path.join(modules, name)], [`^${name}/(.*)$`, path.join(modules, name, '$1')]]));
+	// The bare names; what those packages require resolves from where they lie. A test's own deep import of n8n-core too.
+	return { ...Object.fromEntries(ENGINE.map((name) => [`^${name}$`, path.join(modules, name)])), '^n8n-core/dist/(.*)$': path.join(modules, 'n8n-core', 'dist', '$1') };
 }
 
 /** Node's own resolution of the engine's packages pointed at that n8n (the simulator's process). */
