@@ -70,11 +70,11 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 		const refused = event('claimed_refused', 15, seed.rechargeAccounts.unknown);
 		const paid = event('claimed_paid', 25);
 		const { items } = await runNode(internal({}, retried), [refused, paid], service.credentials());
+		expectEachPaidOnce(service.sandbox, [25]);
+		expect(transferRequests(service.sandbox)).toEqual(['claimed_refused', 'claimed_paid', 'claimed_refused', 'claimed_refused']);
 		// What n8n keeps is the last try's output.
 		expect(items[0].json).toMatchObject({ status: 'ERROR', subCode: '404', nextStep: 'fixRow' });
 		expect(items[1].json).toMatchObject({ status: 'ALREADY_SUBMITTED', firstStatus: 'SUCCESS', transferId: 'claimed_paid', claim: CLAIM_NOTE });
-		expect(transferRequests(service.sandbox)).toEqual(['claimed_refused', 'claimed_paid', 'claimed_refused', 'claimed_refused']);
-		expectEachPaidOnce(service.sandbox, [25]);
 	});
 
 	test('a single event whose first answer is a clear refusal and whose retry passes: paid once, and the sender hears SUCCESS', async () => {
@@ -88,6 +88,7 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 	test('a single event whose first answer is lost: the retries send nothing, it reads UNKNOWN with its claim to settle, booked once', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const { items } = await runNode(internal({}, retried), [event('evt_43', 43)], service.credentials());
+		expectEachPaidOnce(service.sandbox, [43]);
 		expect(items[0].json).toMatchObject({
 			status: 'UNKNOWN',
 			nextStep: 'settleClaim',

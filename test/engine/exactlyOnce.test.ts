@@ -346,12 +346,12 @@ describe('a retry branch: a second Payouts Transfer node on the first one\'s err
 	] as const)('%s: the first answer lost, the second node reads the same Transfer ID in doubt and sends nothing: booked once', async (_how, node, payload) => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const run = await retryBranch(node(), node())([payload]);
-		const [failed] = run.output('Top Up', 1);
-		expect(failed.json.error).toMatchObject({ status: 'UNKNOWN', nextStep: 'settleFromDashboard' });
-		const transferId = (failed.json.error as IDataObject).transferId;
-		expect(run.output('Top Up Again').map((item) => item.json)).toEqual([expect.objectContaining({ status: 'UNKNOWN', nextStep: 'settleFromDashboard', transferId })]);
-		expect(sentIds()).toEqual([transferId]);
 		expectPaidOnce([payload]);
+		const [failed] = run.output('Top Up', 1);
+		const transferId = (failed.json.error as IDataObject).transferId;
+		expect(sentIds()).toEqual([transferId]);
+		expect(failed.json.error).toMatchObject({ status: 'UNKNOWN', nextStep: 'settleFromDashboard' });
+		expect(run.output('Top Up Again').map((item) => item.json)).toEqual([expect.objectContaining({ status: 'UNKNOWN', nextStep: 'settleFromDashboard', transferId })]);
 	});
 
 	test('a second node that would send the row under another Transfer ID sends nothing, and says which Transfer ID to settle first', async () => {
