@@ -204,12 +204,20 @@ describe("options are shown only where they act, by n8n's own display rules", ()
 		expect(readByRun('internalTransfer', { retries: 3, serviceRefusesRepeats: true })).toEqual({ retries: 3, serviceRefusesRepeats: true });
 	});
 
-	test("Queue Mode Safety: offered for internal transfers while this node guards them, not once 'Service Refuses Repeated Transfer IDs' is on", () => {
-		expect(offered('internalTransfer')).toContain('queueModeSafety');
-		expect(offered('internalTransfer', { serviceRefusesRepeats: true })).not.toContain('queueModeSafety');
-		expect(offered('standardTransfer')).not.toContain('queueModeSafety');
-		// An earlier step holding the claims: the node keeps no record, so nothing to wait for.
-		expect(offered('internalTransfer', { claimHeldEarlier: true })).not.toContain('queueModeSafety');
+	test("Queue Mode Safety is gone: offered for no operation; a workflow saved with it runs, n8n drops the value, and the top-up is paid once", async () => {
+		for (const operation of ['cardTransfer', 'standardTransfer', 'internalTransfer']) {
+			expect(offered(operation)).not.toContain('queueModeSafety');
+			expect(offered(operation, { serviceRefusesRepeats: false })).not.toContain('queueModeSafety');
+		}
+		expect(readByRun('internalTransfer', { queueModeSafety: false, concurrency: 2 })).toEqual({ concurrency: 2 });
+		const saved = internal({ amount: '12.00', options: { queueModeSafety: true } });
+		const { error, items } = await runNode(saved, [{}], service.credentials());
+		expect(error).toBeUndefined();
+		expect(items[0].json.status).toBe('SUCCESS');
+		const again = await runNode(saved, [{}], service.credentials());
+		expect(again.items[0].json.status).toBe('ALREADY_SUBMITTED');
+		expect(service.sandbox.requests()).toHaveLength(1);
+		expect(service.sandbox.state().transfers).toHaveLength(1);
 	});
 
 	test("Claim Held by an Earlier Step: offered for internal transfers while the node would guard them", () => {

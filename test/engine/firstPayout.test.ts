@@ -76,8 +76,9 @@ describe('a Base URL that answers as something else than the service: nothing se
 		const web = await webServer();
 		try {
 			const { error } = await runNode(internal(), rows, service.credentials({ baseUrl: web.url }));
-			expect(error?.message).toBe('The Base URL does not answer as the payouts service: HTTP 404, <html><body><h1>404 Not Found</h1></body></html> [item 0]');
+			expect(error?.message).toBe('3 rows were not paid and need you; the first: The Base URL does not answer as the payouts service: HTTP 404, <html><body><h1>404 Not Found</h1></body></html> [item 0]');
 			expect(error?.description).toMatch(/^Nothing was sent to the payouts service.*Check 'Base URL'/);
+			expect(error?.context?.rows).toEqual(rows.map((_, item) => expect.objectContaining({ item, status: 'ERROR', nextStep: 'runAgain' })));
 			expect(web.seen).toEqual(['POST /payout/v1/internalTransfer']);
 			// Nothing reached the service, so nothing is in doubt: the right Base URL pays every row.
 			const { items } = await runNode(internal(), rows, service.credentials());
@@ -87,11 +88,15 @@ describe('a Base URL that answers as something else than the service: nothing se
 		}
 	});
 
-	test('under Continue On Fail every row says so, and only the first was sent', async () => {
+	test('under Continue On Fail every row says it was not paid and why, and only the first was sent', async () => {
 		const web = await webServer();
 		try {
 			const { items } = await runNode(standard({ continueOnFail: true }), rows, service.credentials({ baseUrl: web.url }));
-			expect(items.map((item) => [item.json.status, item.json.error])).toEqual(rows.map((_, i) => ['ERROR', expect.stringMatching(new RegExp(`^The Base URL does not answer as the payouts service: HTTP 404, .*\\[item ${i}\\]$`))]));
+			// The first row found it; the others were not sent, and say after what.
+			expect(items.map((item) => [item.json.status, item.json.nextStep, item.json.error])).toEqual([
+				['ERROR', 'runAgain', expect.stringMatching(/^The Base URL does not answer as the payouts service: HTTP 404, .*\[item 0\]$/)],
+				...[1, 2].map((i) => ['ERROR', 'runAgain', expect.stringMatching(new RegExp(`^Not sent: the run stopped sending after "The Base URL does not answer as the payouts service: HTTP 404, .*" \\[item ${i}\\]$`))]),
+			]);
 			expect(web.seen).toHaveLength(1);
 		} finally {
 			await web.close();

@@ -93,7 +93,7 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 		const rows = [{ amount: 10, key: 'evt_1001' }, { amount: 10, key: 'evt 1002/b' }, { amount: 11, key: '2026-11-25' }];
 		const dry = await runNode(node({ dryRun: true }), rows, service.credentials(), { executionId: '4711' });
 		const shown = dry.items.map((item) => (item.json.body as { transferId: string }).transferId);
-		// The key's first characters (as the Transfer ID rule allows them), then a digest of it, the workflow and the node.
+		// The key's first characters (as the Transfer ID rule allows them), then a digest of it, the recharge account and the workflow.
 		expect(shown).toEqual([expect.stringMatching(/^evt_1001-[0-9a-f]{31}$/), expect.stringMatching(/^evt_1002_b-[0-9a-f]{29}$/), expect.stringMatching(/^2026-11-25-[0-9a-f]{29}$/)]);
 		expect(service.sandbox.requests()).toEqual([]);
 

@@ -1,62 +1,132 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it waits with Node's timers); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
- * The record's reach, said on the rows (`recordNote`): a run whose transfers make the record nearly
- * full says so, and one whose transfers make n8n forget the oldest says how many, for the guard
- * the node is (the service's refusal for card and standard, its own record for internal). At the
- * size users reach: the node's row in n8n's store seeded with what 19,000 to 21,000 earlier marks
- * leave. The same at full size in real n8n: test/e2e/scale.test.ts.
+ * The record's room, in n8n's engine: n8n drops a processed-data row's oldest marks past its
+ * limit, and a dropped mark is a forgotten payment, so the record never lets that happen. From
+ * NEARLY_FULL marks every row a run writes says how full the workflow's record is (`recordNote`);
+ * past ROOM_FOR_NEW it takes on no transfer it does not hold: an internal top-up (the record is its
+ * only guard) is refused and nothing is sent; a card or standard transfer (the service refuses a
+ * repeat) is sent without a record and says so. The transfers it holds read what it holds, and
+ * nothing it held is dropped. The workflow's row is filled through n8n's own store calls with marks
+ * n8n counts (test/helpers/processedData.ts), as earlier runs leave them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_ENTRIES, NEARLY_FULL } from '../../nodes/shared/record/journal';
-import { runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { store } from '../helpers/processedData';
+import { ROOM, ROOM_FOR_NEW } from '../../nodes/shared/record/journal';
+import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
+import { heldByRecord, recordSize, storeAtRest, writeIntoRecord } from '../helpers/processedData';
 import { seed, useSandbox } from '../helpers/sandbox';
+import { expectEachPaidOnce, statuses, transferRequests } from './ledger';
 
+jest.setTimeout(120_000);
 afterAll(stopEngineTimers);
 
 const service = useSandbox();
 beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
 
-const NODE_ID = 'payoutsTransfer-id-0001';
-/** The node's row as earlier runs left it: `count` marks. */
-const earlierMarks = (count: number) => store.seed(workflowIdOfTest(), NODE_ID, Array.from({ length: count }, (_, index) => `earlier:${index}`));
+/** From here on every row a run writes says how full the record is. */
+const NEARLY_FULL = ROOM_FOR_NEW - 2_000;
+const thousands = (count: number) => count.toLocaleString('en-US');
 
 const nodes = {
-	standard: { type: 'payoutsTransfer', parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: {} } },
-	internal: { type: 'payoutsTransfer', parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.transferId }}', additionalFields: {}, options: { queueModeSafety: false } } },
+	internal: (options: IDataObject = {}, extra: IDataObject = {}) => ({
+		type: 'payoutsTransfer',
+		parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.transferId }}', additionalFields: {}, options: { concurrency: 1, ...options } },
+		...extra,
+	}),
+	standard: (options: IDataObject = {}, extra: IDataObject = {}) => ({
+		type: 'payoutsTransfer',
+		parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 1, ...options } },
+		...extra,
+	}),
+	card: (options: IDataObject = {}, extra: IDataObject = {}) => ({
+		type: 'payoutsTransfer',
+		parameters: { operation: 'cardTransfer', token: seed.cards.success2, amount: '={{ String($json.amount) }}', transferId: '={{ $json.transferId }}', cardType: 'CREDIT', additionalFields: {}, options: { concurrency: 1, ...options } },
+		...extra,
+	}),
 };
-/** The record's writes that go on after the run (card and standard rows'), done. */
-async function settledStore() {
-	for (let last = -1; last !== store.calls.length; ) {
-		last = store.calls.length;
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-}
-// The run's estimate of the row's size may lag a few marks behind (each call's size is known only
-// as the journal keeps it up): enough rows that the run goes well past each mark it reports.
-const rows = (count: number): IDataObject[] => Array.from({ length: count }, (_, index) => ({ amount: 1 + index, transferId: `reach_${index}` }));
+const rows = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => ({ amount: 1 + index, transferId: `${prefix}_${index}` }));
 
-test.each(['standard', 'internal'] as const)('%s: below the nearly-full mark nothing is said; from it on, each row says how full the record is', async (kind) => {
-	earlierMarks(NEARLY_FULL - 10);
-	const { items, error } = await runNode(nodes[kind], rows(40), service.credentials());
+/** Marks earlier runs left in the workflow's record, up to `size` in all: returns them. */
+async function fillRecordTo(size: number): Promise<string[]> {
+	const earlier = Array.from({ length: size - (await recordSize(workflowIdOfTest())) }, (_, index) => `earlier:${index}`);
+	await writeIntoRecord(workflowIdOfTest(), earlier);
+	expect(await recordSize(workflowIdOfTest())).toBe(size);
+	return earlier;
+}
+
+test.each([
+	['internal', 'refuses new top-ups \\(nothing sent\\)'],
+	['standard', 'sends new transfers without recording them \\(a repeat then reads ALREADY_EXISTS\\)'],
+] as const)(`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(ROOM_FOR_NEW)}`, async (kind, what) => {
+	await fillRecordTo(NEARLY_FULL - 20);
+	const { items, error } = await runNode(nodes[kind](), rows(60, `near_${kind}`), service.credentials());
 	expect(error).toBeUndefined();
+	expect(items.every((item) => item.json.status === 'SUCCESS')).toBe(true);
 	const notes = items.map((item) => item.json.recordNote as string | undefined);
+	// Each row says what the record's size was when it was claimed: after the first note, forgets
+	// that land between claims can take a row back under the mark, and such a row says nothing.
 	expect(notes[0]).toBeUndefined();
-	expect(notes.at(-1)).toMatch(new RegExp(`^n8n keeps this node's last 21,000 marks of sent transfers \\(about ${kind === 'standard' ? '20,000' : '10,000'} paid transfers; .*\\), and holds 19,0\\d\\d: from 21,000 on, each new transfer makes it forget the oldest\\.`));
-	expect(items.every((item) => item.json.status === "SUCCESS")).toBe(true);
+	expect(notes.at(-1)).toBeDefined();
+	for (const note of notes.filter((entry) => entry !== undefined)) {
+		expect(note).toMatch(new RegExp(`^The record of sent transfers holds 48,\\d{3} marks; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`));
+	}
 });
 
-test.each(['standard', 'internal'] as const)('%s: the rows that make n8n forget the oldest marks say how many', async (kind) => {
-	earlierMarks(MAX_ENTRIES - 5);
-	const { items } = await runNode(nodes[kind], rows(30), service.credentials());
-	// Which rows' calls pass the limit depends on how the run's calls group the rows; some do.
-	const forgetting = items.map((item) => String(item.json.recordNote)).filter((note) => /: this run made it forget the oldest \d+\. A repeat of a transfer that old is no longer recognised by this node\./.test(note));
-	expect(forgetting.length).toBeGreaterThan(0);
-	for (const note of forgetting) expect(note).toMatch(kind === 'standard' ? /such a repeat reads ALREADY_EXISTS instead of ALREADY_SUBMITTED/ : /Settle the rows in doubt/);
-	await settledStore();
-	// n8n kept the last 21,000 and the answered rows' "no clear answer" marks went after: never more.
-	const kept = store.row(workflowIdOfTest(), NODE_ID).length;
-	expect(kept).toBeLessThanOrEqual(MAX_ENTRIES);
-	expect(kept).toBeGreaterThanOrEqual(MAX_ENTRIES - 30);
+test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
+	// What earlier runs left: paid top-ups, a top-up in doubt, paid standard and card transfers.
+	const paidTopUps = rows(3, 'kept_topup');
+	const [inDoubt] = rows(1, 'kept_doubt').map((row) => ({ ...row, amount: 50 }));
+	const paidStandard = rows(2, 'kept_std').map((row) => ({ ...row, amount: row.amount + 100 }));
+	const [paidCard] = rows(1, 'kept_card').map((row) => ({ ...row, amount: 200 }));
+	await runNode(nodes.internal(), paidTopUps, service.credentials());
+	service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+	await runNode(nodes.internal({}, { continueOnFail: true }), [inDoubt], service.credentials());
+	service.sandbox.configure({ faults: [] });
+	await runNode(nodes.standard(), paidStandard, service.credentials());
+	await runNode(nodes.card(), [paidCard], service.credentials());
+	await storeAtRest();
+	const earlier = await fillRecordTo(ROOM_FOR_NEW);
+	// A restarted n8n: what the rows read comes from n8n's database alone.
+	restartN8n();
+	service.sandbox.clearRequests();
+
+	const [newTopUp1, newTopUp2] = rows(2, 'new_topup').map((row) => ({ ...row, amount: row.amount + 300 }));
+	const topUps = await runNode(nodes.internal({}, { continueOnFail: true }), [paidTopUps[0], newTopUp1, paidTopUps[1], inDoubt, newTopUp2, paidTopUps[2]], service.credentials());
+	expect(statuses(topUps.items)).toEqual(['ALREADY_SUBMITTED', 'ERROR', 'ALREADY_SUBMITTED', 'UNKNOWN', 'ERROR', 'ALREADY_SUBMITTED']);
+	for (const [item, index] of [[topUps.items[1], 1], [topUps.items[4], 4]] as const) {
+		expect(item.json).toMatchObject({ nextStep: 'fixRow', error: expect.stringMatching(new RegExp(`^Not sent: this workflow's record of sent top-ups is full \\(50,0\\d\\d marks\\) \\[item ${index}\\]$`)), hint: expect.stringMatching(/^Nothing was sent\. The node takes on no new top-up so that it never forgets one it paid\./) });
+	}
+	expect(transferRequests(service.sandbox)).toEqual([]);
+
+	const [newStandard] = rows(1, 'new_std').map((row) => ({ ...row, amount: 400 }));
+	const standard = await runNode(nodes.standard(), [paidStandard[0], newStandard, paidStandard[1]], service.credentials());
+	expect(statuses(standard.items)).toEqual(['ALREADY_SUBMITTED', 'SUCCESS', 'ALREADY_SUBMITTED']);
+	const [newCard] = rows(1, 'new_card').map((row) => ({ ...row, amount: 500 }));
+	const card = await runNode(nodes.card(), [paidCard, newCard], service.credentials());
+	expect(statuses(card.items)).toEqual(['ALREADY_SUBMITTED', 'SUCCESS']);
+	for (const item of [standard.items[1], card.items[1]]) expect(item.json.recordNote).toMatch(/^The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS \(the service still refuses it\)\./);
+	expect(transferRequests(service.sandbox)).toEqual([newStandard.transferId, newCard.transferId]);
+	// As the note says: a repeat of a transfer sent without a record reads ALREADY_EXISTS, and is not paid again.
+	const repeat = await runNode(nodes.standard({}, { continueOnFail: true }), [newStandard], service.credentials());
+	expect(repeat.items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', nextStep: 'lookUp' });
+
+	// Nothing the record held was dropped: every mark earlier runs left is still there, and the row never passed its room.
+	await storeAtRest();
+	expect(await recordSize(workflowIdOfTest())).toBeLessThanOrEqual(ROOM);
+	expect(await heldByRecord(workflowIdOfTest(), earlier)).toHaveLength(earlier.length);
+	expectEachPaidOnce(service.sandbox, [...paidTopUps, inDoubt, ...paidStandard, paidCard, newStandard, newCard].map((row) => row.amount));
+});
+
+// Node defect, left failing on purpose (see the branch's report): the note of a transfer sent
+// without a record says "Start a new record for new transfers: copy this node", but the record is
+// the workflow's, shared by every Payouts Transfer node of it: a copy of the node in the workflow
+// has the same full record. A user who follows the words still sends without a record.
+test('DEFECT: the record-full note\'s advice, followed literally (a copy of the node), gives new transfers a record', async () => {
+	await fillRecordTo(ROOM_FOR_NEW);
+	const [sentUnrecorded, afterTheAdvice] = rows(2, 'advice');
+	const { items } = await runNode(nodes.standard(), [sentUnrecorded], service.credentials());
+	const advice = String(items[0].json.recordNote);
+	expect(advice).toMatch(/copy this node/);
+	const copy = await runNode({ ...nodes.standard(), id: 'copy-of-the-node', name: 'Payouts Copy' }, [afterTheAdvice], service.credentials());
+	expect(copy.items[0].json).toMatchObject({ status: 'SUCCESS' });
+	expect(copy.items[0].json.recordNote).toBeUndefined();
 });

@@ -146,6 +146,7 @@ test('under Continue On Fail the bad item becomes an error item and only the goo
 		subCode: null,
 		message: "'Amount' must be at least 1.00 (given: 0.5) [item 1]",
 		hint: "Correct 'Amount' in item 1. Nothing was sent for this item.",
+		nextStep: 'fixRow',
 	});
 	expect(items[0].json.status).toBe('SUCCESS');
 	expect(items[2].json.status).toBe('SUCCESS');
@@ -178,10 +179,10 @@ test('under "Continue (using error output)" a failed row arrives on the error ou
 	expect(items.map((item) => item.json.transferId)).toEqual(['split_a']);
 	expect(errorItems.map((item) => item.json)).toEqual([
 		{
-			error: { message: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", serviceMessage: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", status: 'ERROR', subCode: null, hint: "Correct 'Amount' in item 1. Nothing was sent for this item." },
+			error: { message: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", serviceMessage: "'Amount' must be at least 1.00 (given: 0.5) [item 1]", status: 'ERROR', subCode: null, hint: "Correct 'Amount' in item 1. Nothing was sent for this item.", nextStep: 'fixRow' },
 		},
 		{
-			error: { message: 'Beneficiary does not exist [item 2]', serviceMessage: 'Beneficiary does not exist', status: 'ERROR', subCode: '404', hint: expect.stringContaining("No beneficiary has this 'Beneficiary ID'"), transferId: 'split_c' },
+			error: { message: 'Beneficiary does not exist [item 2]', serviceMessage: 'Beneficiary does not exist', status: 'ERROR', subCode: '404', hint: expect.stringContaining("No beneficiary has this 'Beneficiary ID'"), nextStep: 'fixRow', transferId: 'split_c' },
 		},
 	]);
 	expect(errorItems.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
@@ -209,5 +210,37 @@ describe('every broken rule of an item at once, with the value given when it is 
 		const { error } = await runNode(node, [{ id: 'ok' }, {}, { id: 'fine' }, {}], service.credentials());
 		expect(error?.message).toBe("'Paylink ID' is required [item 1]");
 		expect(error?.description).toBe("Correct 'Paylink ID' in item 1. No item was sent: every item is checked before the first request. Also invalid: item 3.");
+	});
+});
+
+describe('an amount is paid as meant, or refused: at most 2 decimal places in every operation (issue 38, finding 5)', () => {
+	const fromRow = { amount: '={{ $json.amount }}' };
+	test.each([
+		['card, 1.005 typed', card({ amount: '1.005' }), {}, '"1.005"'],
+		['card, 1.005 from a column', card(fromRow), { amount: 1.005 }, '1.005'],
+		['card, the expression 1.1 + 2.2', card({ amount: '={{ 1.1 + 2.2 }}' }), {}, '3.3000000000000003'],
+		['internal, 1.005 typed', internal({ amount: '1.005' }, { transferId: 'amount_rule_1' }), {}, '"1.005"'],
+		['internal, 1.005 from a column', internal(fromRow, { transferId: 'amount_rule_1' }), { amount: 1.005 }, '1.005'],
+		['internal, the expression 1.1 + 2.2', internal({ amount: '={{ 1.1 + 2.2 }}' }, { transferId: 'amount_rule_1' }), {}, '3.3000000000000003'],
+	])('%s: refused before anything is sent, naming the item, the field and the rule', async (_, node, row, given) => {
+		const { error } = await runNode(node, [row], service.credentials());
+		expect(error?.message).toBe(`'Amount' must have at most 2 decimal places (given: ${given}) [item 0]`);
+		expect(error?.description).toBe("Correct 'Amount' in item 0. No item was sent: every item is checked before the first request.");
+		expect(service.sandbox.requests()).toEqual([]);
+		expect(service.sandbox.state().transfers).toEqual([]);
+	});
+
+	test('a batch with one amount of 3 decimals sends nothing; under Continue On Fail that row alone is refused and the others are paid exactly', async () => {
+		const node = (extra = {}) => ({ ...card({ amount: '={{ $json.amount }}', transferId: '={{ $json.id }}' }), ...extra });
+		const rows = [{ amount: '2.50', id: 'amount_batch_1' }, { amount: 1.005, id: 'amount_batch_2' }, { amount: 3.3, id: 'amount_batch_3' }];
+		const refused = await runNode(node(), rows, service.credentials());
+		expect(refused.error?.message).toBe("'Amount' must have at most 2 decimal places (given: 1.005) [item 1]");
+		expect(service.sandbox.requests()).toEqual([]);
+		const { items } = await runNode(node({ continueOnFail: true }), rows, service.credentials());
+		expect(items.map((item) => item.json.status)).toEqual(['SUCCESS', 'ERROR', 'SUCCESS']);
+		expect(service.sandbox.state().transfers.map((transfer) => [transfer.transferId, transfer.amount])).toEqual([
+			['amount_batch_1', 2.5],
+			['amount_batch_3', 3.3],
+		]);
 	});
 });

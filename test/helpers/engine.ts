@@ -11,6 +11,7 @@ import type {
 	ICredentials,
 	ICredentialType,
 	IDataObject,
+	IExecuteFunctions,
 	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
@@ -40,6 +41,7 @@ import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 export const PACKAGE = 'n8n-nodes-payouts';
 
 // n8n-core 2.41 logs every node error at info level to the console: a test reads its errors itself.
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 // The node's record of sent transfers lives in n8n's processed-data store; every test starts with
@@ -64,6 +66,50 @@ export function registerNodeType(name: string, node: INodeType | IVersionedNodeT
 }
 for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth(), new PayoutsIncidentTrigger()]) {
 	registerNodeType(node.description.name, node);
+}
+
+/**
+ * n8n restarted (a crash, a deploy): what the package's nodes kept in this process's memory (the
+ * answers they heard, their journals, what each execution sent) is gone; n8n's database (the
+ * processed-data store of test/helpers/processedData.ts) is kept. From here on the workflows run a
+ * fresh load of the package's code, as a new n8n process would; n8n's own packages stay as they are.
+ */
+export function restartN8n() {
+	const workflowPackage: unknown = jest.requireActual('n8n-workflow');
+	jest.isolateModules(() => {
+		jest.doMock('n8n-workflow', () => workflowPackage);
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { PayoutsTransfer: Restarted } = require('../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts') as typeof import('../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts');
+		registerNodeType('payoutsTransfer', new Restarted());
+	});
+}
+
+/**
+ * A stand-in for n8n's "No Operation, do nothing" node (n8n-nodes-base.noOp, not installed here):
+ * it hands its items on unchanged. As a workflow's first step it gives the next node a parent, and
+ * n8n adds a parent's item to each item a node sends to its error output.
+ */
+const noOp: INodeType = {
+	description: {
+		displayName: 'No Operation, do nothing',
+		name: 'noOp',
+		group: ['organization'],
+		version: 1,
+		description: 'Hands its items on unchanged',
+		defaults: { name: 'No Operation, do nothing' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	},
+	async execute(this: IExecuteFunctions) {
+		return [this.getInputData()];
+	},
+};
+registerNodeType('noOp', noOp, 'n8n-nodes-base');
+
+/** The workflow's first step, handing the input items to the node connected after it. */
+export function passThroughNode(name: string): INode {
+	return { id: `noop-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
 }
 
 const nodeTypes: INodeTypes = {
@@ -227,6 +273,8 @@ export interface NodeUnderTest {
 	type: string;
 	parameters: Record<string, unknown>;
 	name?: string;
+	/** Its id in the workflow (default `<type>-id-0001`): two nodes of one type in a workflow need two. */
+	id?: string;
 	/** The node version a saved workflow holds (default 1). */
 	typeVersion?: number;
 	continueOnFail?: boolean;
@@ -240,7 +288,7 @@ export interface NodeUnderTest {
 /** A node of this package as a workflow holds it. */
 export function payoutsNode(node: NodeUnderTest): INode {
 	return {
-		id: `${node.type}-id-0001`,
+		id: node.id ?? `${node.type}-id-0001`,
 		name: node.name ?? 'Payouts',
 		type: `${PACKAGE}.${node.type}`,
 		typeVersion: node.typeVersion ?? 1,
