@@ -64,7 +64,8 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first, unless an
 	// earlier step of the workflow holds the claims.
 	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : options.claimHeldEarlier ? 'earlierStep' : 'node';
-	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0 && !options.dryRun) run.record = TransferRecord.open(this, workflowId, run.guard);
+	// A Dry Run opens it too, and only reads what this process holds without asking it (asking writes).
+	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0) run.record = TransferRecord.open(this, workflowId, run.guard);
 	try {
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
 		// 3. (each answer was judged as it came: answers.ts) 4. Output in input order; without

@@ -100,8 +100,8 @@ async function sendOne(run: Run, entry: Planned, claimOf: () => Promise<Claim | 
 		record.notSent(entry.index);
 		return { failure: notSentAfter(entry, run.stopped) };
 	}
-	// The service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
-	if (entry.dashboard?.verdict === 'failed') {
+	// Where the service guards, the service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
+	if (run.guard === 'service' && entry.dashboard?.verdict === 'failed') {
 		if (claim.earlier === 'inDoubt') record.inDoubt(entry.index);
 		else record.refused(entry.index);
 		return { failure: cannotPayUnder(entry, entry.dashboard.word) };
@@ -307,7 +307,7 @@ function dryRun(run: Run, entry: Planned): IDataObject {
 /** What a row's claim says of the record's room, where it is nearly full. */
 function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | undefined {
 	const size = run.record?.knownSize();
-	if (claim.unrecorded) return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this node.`;
+	if (claim.unrecorded) return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this workflow.`;
 	if (size === undefined || size < NEARLY_FULL) return undefined;
 	const what = run.record?.guard === 'node' ? 'refuses new top-ups (nothing sent)' : 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
 	return `The record of sent transfers holds ${size.toLocaleString('en-US')} marks; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;

@@ -116,17 +116,15 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 	expectEachPaidOnce(service.sandbox, [...paidTopUps, inDoubt, ...paidStandard, paidCard, newStandard, newCard].map((row) => row.amount));
 });
 
-// Node defect, left failing on purpose (see the branch's report): the note of a transfer sent
-// without a record says "Start a new record for new transfers: copy this node", but the record is
-// the workflow's, shared by every Payouts Transfer node of it: a copy of the node in the workflow
-// has the same full record. A user who follows the words still sends without a record.
-test('DEFECT: the record-full note\'s advice, followed literally (a copy of the node), gives new transfers a record', async () => {
+// The record is the workflow's, shared by every Payouts Transfer node of it: the note's advice is a
+// copy of the workflow (a new id, a record of its own), not of the node.
+test('the record-full note\'s advice, followed literally (a copy of the workflow), gives new transfers a record', async () => {
 	await fillRecordTo(ROOM_FOR_NEW);
 	const [sentUnrecorded, afterTheAdvice] = rows(2, 'advice');
 	const { items } = await runNode(nodes.standard(), [sentUnrecorded], service.credentials());
 	const advice = String(items[0].json.recordNote);
-	expect(advice).toMatch(/copy this node/);
-	const copy = await runNode({ ...nodes.standard(), id: 'copy-of-the-node', name: 'Payouts Copy' }, [afterTheAdvice], service.credentials());
+	expect(advice).toMatch(/copy this workflow/);
+	const copy = await runNode(nodes.standard(), [afterTheAdvice], service.credentials(), { workflowId: `${workflowIdOfTest()}-copy` });
 	expect(copy.items[0].json).toMatchObject({ status: 'SUCCESS' });
 	expect(copy.items[0].json.recordNote).toBeUndefined();
 });

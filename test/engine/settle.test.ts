@@ -125,7 +125,7 @@ describe('a top-up in doubt (the node guards) is never sent again on a guess; th
 	// Node defect, left failing on purpose (see the branch's report): nodes/shared/sending.ts refuses
 	// any row whose word is FAILED with "it can never be paid under this Transfer ID", also where
 	// the node guards and never sent it, while the same row's note says the word was "not needed".
-	test("DEFECT: a top-up this node never sent, with the dashboard's word FAILED, is sent as usual (the note says the word was not needed)", async () => {
+	test("a top-up this node never sent, with the dashboard's word FAILED, is sent as usual (the note says the word was not needed)", async () => {
 		const word = 'FAILED';
 		const [saidFailed] = topUps(1, 'never-failed');
 		const { items } = await runNode(internal({}, { continueOnFail: true }), [{ ...saidFailed, dashboardStatus: word }], service.credentials());

@@ -192,6 +192,8 @@ export interface WorkflowRun {
 }
 
 export interface RunWorkflowOptions {
+	/** The saved workflow's id (default: the test's own): another id is another workflow, e.g. a copy. */
+	workflowId?: string;
 	nodes: INode[];
 	connections?: IConnections;
 	/** Items handed to the first node. */
@@ -234,7 +236,7 @@ let executionCounter = 0;
 
 export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
 	const workflow = new Workflow({
-		id: workflowIdOfTest(),
+		id: options.workflowId ?? workflowIdOfTest(),
 		nodes: options.nodes,
 		connections: options.connections ?? {},
 		nodeTypes,
@@ -244,7 +246,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	});
 	const executionId = options.executionId ?? String(++executionCounter);
 	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: workflowIdOfTest(), name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: options.workflowId ?? workflowIdOfTest(), name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
 	let finish!: (run: IRun) => void;
 	const finished = new Promise<IRun>((resolve) => (finish = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
