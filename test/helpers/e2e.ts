@@ -22,9 +22,10 @@ export type Server = { url: string; cookie: string; logFile: string; child: { pi
 export type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
 type RunData = { resultData: { error?: Json; lastNodeExecuted?: string; runData: Record<string, Array<{ error?: Json; data?: { main?: Array<Array<{ json: Json }> | null> } }>> } };
 
-/** An example workflow of examples/, as shipped. */
+/** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: scripts/n8n.js, EXAMPLE_IDS). */
 export function example(name: string): Workflow {
-	return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
+	const file = `${name}.json`;
+	return { id: n8n.EXAMPLE_IDS[file], ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')) };
 }
 
 /** Asks `probe` every `intervalMs` until it gives a value (not undefined/false), at most `seconds`; the error says what was awaited. */
