@@ -504,28 +504,37 @@ function sandboxCredential(sandbox, seed, id = CREDENTIAL_ID) {
  * change it before a workflow that uses it is reachable by anyone else.
  */
 const EVENT_SIGNING = { id: 'payoutsEventSigning1', name: 'Payouts Event Signing', secret: 'demo-signing-secret-change-me' };
+/** The same for the OAuth example's "Start a Sign-In" webhook, which only your app may call (docs/examples.md, section 4). */
+const APP_SIGNING = { id: 'payoutsAppSigning01', name: 'Payouts App Signing', secret: 'demo-app-secret-change-me' };
 
-/** The event templates' signing credential, in n8n's import format. */
-function eventSigningCredential() {
-	return { id: EVENT_SIGNING.id, name: EVENT_SIGNING.name, type: 'jwtAuth', data: { keyType: 'passphrase', secret: EVENT_SIGNING.secret, algorithm: 'HS256' } };
+/** A signing credential (EVENT_SIGNING, APP_SIGNING), in n8n's import format. */
+function signingCredential({ id, name, secret } = EVENT_SIGNING) {
+	return { id, name, type: 'jwtAuth', data: { keyType: 'passphrase', secret, algorithm: 'HS256' } };
 }
 
 /**
  * Imports the credentials the examples refer to by name: "Payouts Sandbox" (with `reuse`, an
  * import of the same data is not repeated: each CLI command costs seconds) and, once per user
- * folder, "Payouts Event Signing" (never again: a secret the user changed from the demo one is
- * kept, also when the sandbox's address changes). Gives what it imported: `{ sandbox, eventSigning }`.
+ * folder, "Payouts Event Signing" and "Payouts App Signing" (never again: a secret the user changed
+ * from the demo one is kept, also when the sandbox's address changes). Gives what it imported:
+ * `{ sandbox, eventSigning, appSigning }`.
  */
 async function importCredential(userFolder, env, sandbox, seed, { reuse = false } = {}) {
 	const credential = sandboxCredential(sandbox, seed);
 	const marker = path.join(userFolder, '.payouts-credential-imported');
 	const signingMarker = path.join(userFolder, '.payouts-event-signing-imported');
+	const appMarker = path.join(userFolder, '.payouts-app-signing-imported');
 	const content = JSON.stringify(credential);
 	const imported = {
 		sandbox: !(reuse && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === content),
 		eventSigning: !fs.existsSync(signingMarker),
+		appSigning: !fs.existsSync(appMarker),
 	};
-	const credentials = [...(imported.sandbox ? [credential] : []), ...(imported.eventSigning ? [eventSigningCredential()] : [])];
+	const credentials = [
+		...(imported.sandbox ? [credential] : []),
+		...(imported.eventSigning ? [signingCredential(EVENT_SIGNING)] : []),
+		...(imported.appSigning ? [signingCredential(APP_SIGNING)] : []),
+	];
 	if (!credentials.length) return imported;
 	const file = path.join(userFolder, 'payouts-credential.json');
 	fs.writeFileSync(file, JSON.stringify(credentials));
@@ -537,6 +546,7 @@ async function importCredential(userFolder, env, sandbox, seed, { reuse = false 
 	}
 	if (imported.sandbox) fs.writeFileSync(marker, content);
 	if (imported.eventSigning) fs.writeFileSync(signingMarker, EVENT_SIGNING.id);
+	if (imported.appSigning) fs.writeFileSync(appMarker, APP_SIGNING.id);
 	return imported;
 }
 
@@ -1209,7 +1219,8 @@ module.exports = {
 	n8nCli,
 	sandboxCredential,
 	EVENT_SIGNING,
-	eventSigningCredential,
+	APP_SIGNING,
+	signingCredential,
 	importCredential,
 	importCredentials,
 	EXAMPLE_IDS,

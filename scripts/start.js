@@ -81,7 +81,9 @@ async function main() {
 
 	const imported = await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true });
 	if (imported.sandbox) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
-	if (imported.eventSigning) n8n.log(`Credential "Payouts Event Signing" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach the event webhooks.`);
+	for (const [created, { name }] of [[imported.eventSigning, n8n.EVENT_SIGNING], [imported.appSigning, n8n.APP_SIGNING]]) {
+		if (created) n8n.log(`Credential "${name}" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach its webhook.`);
+	}
 
 	// The examples are imported once, without ids (nothing of this n8n is overwritten), so that a
 	// user's changes to them survive the next start; one whose name this n8n already holds is kept.

@@ -79,6 +79,10 @@ const scratchWorkflows = [
 	},
 ];
 
+// The sender's script of the docs (docs/examples.md, "Signed events").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
+
 const chromiumPath = ensureChromium();
 const describeWithBrowser = chromiumPath ? describe : describe.skip;
 
@@ -181,7 +185,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			const url = `${server.url}/webhook-test/${webhook.parameters?.path}`;
 			const response =
 				webhook.parameters?.httpMethod === 'POST'
-					? await page.request.post(url, { data: { eventId: 'browser_event_1', beneId: seed.beneficiaries.verified, amount: '10.00' }, headers: { [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value } })
+					? await page.request.post(url, (({ body, headers }) => ({ data: body, headers }))(signEvent({ eventId: 'browser_event_1', beneId: seed.beneficiaries.verified, amount: '10.00' }, n8n.EVENT_SIGNING.secret)))
 					: await page.request.get(`${url}?auth_code=${seed.authCodes[9]}`);
 			expect(response.status()).toBe(200);
 		}
