@@ -45,20 +45,22 @@ function sources(folder: string): string[] {
 
 const HOLE = '…';
 
-/** The skeletons an expression can make: one per branch; a value passed on is a hole. */
-function skeletons(node: ts.Expression): string[] {
+/** The skeletons an expression can make: one per branch; a value passed on is a hole (a constant of the same file is its text). */
+function skeletons(node: ts.Expression, constants: Map<string, ts.Expression> = new Map()): string[] {
+	const skeletons_ = (inner: ts.Expression) => skeletons(inner, constants);
+	if (ts.isIdentifier(node) && constants.has(node.text)) return skeletons_(constants.get(node.text) as ts.Expression);
 	if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
 	// Whatever goes into `${...}` changes: a hole.
 	if (ts.isTemplateExpression(node)) return [node.head.text + node.templateSpans.map((span) => `${HOLE}${span.literal.text}`).join('')];
-	if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return skeletons(node.expression);
-	if (ts.isConditionalExpression(node)) return [...skeletons(node.whenTrue), ...skeletons(node.whenFalse)];
+	if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return skeletons_(node.expression);
+	if (ts.isConditionalExpression(node)) return [...skeletons_(node.whenTrue), ...skeletons_(node.whenFalse)];
 	if (ts.isBinaryExpression(node)) {
 		const operator = node.operatorToken.kind;
-		if (operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.BarBarToken) return [...skeletons(node.left), ...skeletons(node.right)];
-		if (operator === ts.SyntaxKind.PlusToken) return skeletons(node.left).flatMap((left) => skeletons(node.right).map((right) => `${left}${right}`));
+		if (operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.BarBarToken) return [...skeletons_(node.left), ...skeletons_(node.right)];
+		if (operator === ts.SyntaxKind.PlusToken) return skeletons_(node.left).flatMap((left) => skeletons_(node.right).map((right) => `${left}${right}`));
 	}
 	// redact(text) and the like: the text is the argument's.
-	if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^redact/.test(node.expression.text) && node.arguments[0]) return skeletons(node.arguments[0]);
+	if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^redact/.test(node.expression.text) && node.arguments[0]) return skeletons_(node.arguments[0]);
 	return [HOLE];
 }
 
@@ -70,10 +72,19 @@ export function messagesIn(files = [...sources(path.join(ROOT, 'nodes')), ...sou
 	const found: Found[] = [];
 	for (const file of files) {
 		const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
+		// The file's constants of text (`const UNCLEAR = '...'`): a message passed by name is its text.
+		const constants = new Map<string, ts.Expression>();
+		const collect = (node: ts.Node) => {
+			if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isStringLiteral(node.initializer) || ts.isNoSubstitutionTemplateLiteral(node.initializer) || ts.isTemplateExpression(node.initializer))) {
+				constants.set(node.name.text, node.initializer);
+			}
+			ts.forEachChild(node, collect);
+		};
+		collect(source);
 		const add = (expression: ts.Expression | undefined) => {
 			if (!expression || ts.isRegularExpressionLiteral(expression)) return;
 			const line = source.getLineAndCharacterOfPosition(expression.getStart()).line + 1;
-			for (const text of skeletons(expression)) if (hasWords(text)) found.push({ file: path.relative(ROOT, file).split(path.sep).join('/'), line, text: text.replace(/\s+/g, ' ').trim() });
+			for (const text of skeletons(expression, constants)) if (hasWords(text)) found.push({ file: path.relative(ROOT, file).split(path.sep).join('/'), line, text: text.replace(/\s+/g, ' ').trim() });
 		};
 		const visit = (node: ts.Node) => {
 			if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text in ERROR_CLASSES) add(node.arguments?.[ERROR_CLASSES[node.expression.text]]);
