@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, sockets and files); these rules guard the code n8n loads (nodes/, credentials/) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, sockets, files and psql); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * The queue-mode template examples/queue-claim-payout.json end to end, in real n8n queue mode
  * (scripts/queue.js: Postgres, Redis, a main and two workers; its claims table made by

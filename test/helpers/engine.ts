@@ -40,6 +40,7 @@ import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 export const PACKAGE = 'n8n-nodes-payouts';
 
 // n8n-core 2.41 logs every node error at info level to the console: a test reads its errors itself.
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- test code under jest, never inside n8n
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 // The node's record of sent transfers lives in n8n's processed-data store; every test starts with
