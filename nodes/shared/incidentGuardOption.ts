@@ -25,6 +25,9 @@ export const incidentGuardOption: INodeProperties = {
 	displayName: 'Incident Guard',
 	name: 'incidentGuard',
 	type: 'fixedCollection',
+	// One settings group at most: n8n then keeps the option when it is added and left empty
+	// (`{}`), which reads as the defaults below; without it n8n drops the empty value on save.
+	typeOptions: { multipleValues: false },
 	default: {},
 	placeholder: 'Add Incident Guard',
 	description:
