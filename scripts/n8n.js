@@ -565,8 +565,8 @@ async function importCredentials(userFolder, env, credentials) {
 /**
  * The ids this harness gives the examples (the tests publish and run them by id, the browser test
  * names its screenshots after them). The files carry none, so that they import into any n8n
- * without overwriting a workflow of the same id: n8n gives an imported workflow without an id a
- * new one, and finds each credential by its name.
+ * without overwriting a workflow of the same id (the editor's Import from File gives a new one,
+ * `npm start` a fresh one), and n8n finds each credential by its name.
  */
 const EXAMPLE_IDS = {
 	'csv-batch-payouts.json': 'payoutsCsvBatch',
@@ -593,10 +593,20 @@ function exampleWorkflows() {
 		});
 }
 
-/** Workflows as n8n imports them: without the harness's `file` (and, with `withoutIds`, without ids: n8n makes new ones). */
+/** A fresh workflow id as n8n makes them (16 letters and digits): one no n8n already holds. */
+function freshWorkflowId() {
+	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+	return [...crypto.randomBytes(16)].map((byte) => alphabet[byte % alphabet.length]).join('');
+}
+
+/**
+ * Workflows as n8n imports them, without the harness's `file`. n8n's CLI needs an id (the editor's
+ * Import from File gives one itself): each keeps its own, or with `withoutIds` gets a fresh one, so
+ * that no workflow the n8n already holds is overwritten.
+ */
 async function importWorkflows(userFolder, env, workflows, { withoutIds = false } = {}) {
 	const file = path.join(userFolder, 'payouts-workflows.json');
-	fs.writeFileSync(file, JSON.stringify(workflows.map(({ file: _file, id, ...workflow }) => (withoutIds || id === undefined ? workflow : { id, ...workflow }))));
+	fs.writeFileSync(file, JSON.stringify(workflows.map(({ file: _file, id, ...workflow }) => ({ id: withoutIds || id === undefined ? freshWorkflowId() : id, ...workflow }))));
 	try {
 		const result = await n8nCli(['import:workflow', `--input=${file}`], env);
 		if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`importing workflows failed:\n${result.stdout}${result.stderr}`);
@@ -614,8 +624,8 @@ async function workflowNames(env) {
 
 /**
  * `npm start`'s import of the examples into a user folder (also `npm run start:queue`'s): each
- * example once (a user's changes to it survive the next start), without an id (n8n gives it one,
- * so no workflow of this n8n is overwritten), and none whose name the n8n already holds (an n8n
+ * example once (a user's changes to it survive the next start), under a fresh id (so no workflow
+ * of this n8n is overwritten), and none whose name the n8n already holds (an n8n
  * that has them already: its copies are kept). An example changed in this checkout since it was
  * imported (a safety fix, say) is not imported over the user's copy: said once, with how to get
  * the new one. Gives `{ imported, kept, changed }` (file names).

@@ -85,7 +85,7 @@ async function main() {
 		if (created) n8n.log(`Credential "${name}" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach its webhook.`);
 	}
 
-	// The examples are imported once, without ids (nothing of this n8n is overwritten), so that a
+	// The examples are imported once, under fresh ids (nothing of this n8n is overwritten), so that a
 	// user's changes to them survive the next start; one whose name this n8n already holds is kept.
 	const examples = await n8n.importExamplesOnce(USER_FOLDER, env);
 	if (examples.imported.length) n8n.log(`Imported ${examples.imported.length} example workflow(s).`);

@@ -22,17 +22,19 @@ const n8n = require('../../scripts/n8n.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 
-// Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
+// The sender's script of the docs (docs/examples.md, "Signed events").
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
 
+// Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
 jest.setTimeout(45 * 60 * 1000);
 
 type Json = Record<string, unknown>;
 type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
 
 const examplesDir = path.join(__dirname, '..', '..', 'examples');
-const example = (name: string): Workflow => JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8'));
+/** An example as shipped, with the id the harness gives it (the files carry none). */
+const example = (name: string): Workflow => ({ id: n8n.EXAMPLE_IDS[`${name}.json`], ...JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')) });
 
 function toolsAvailable() {
 	try {
