@@ -16,6 +16,8 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	// N8N_ENGINE_FROM=<an installed n8n>: the in-process tests run that n8n's engine (test/helpers/engineFrom.js).
+	moduleNameMapper: require('./test/helpers/engineFrom').moduleNameMapper(),
 	testTimeout: 30000,
 	maxWorkers: Math.max(2, Math.min(cores, 3)),
 	globalSetup: '<rootDir>/test/helpers/globalSetup.ts',

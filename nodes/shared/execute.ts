@@ -7,7 +7,7 @@ import { displayNames } from './describe';
 import { guardIncidents } from './incidentGuard';
 import { checkItems, invalid } from './items';
 import { readOptions } from './options';
-import { outputItems, refuseBatchIfAny, stoppedBatchNote, toNodeError } from './output';
+import { outputItems, refuseBatchIfAny, throwIfAnyFailed } from './output';
 import { TransferRecord } from './record';
 import type { Run } from './routine';
 import { sendItems } from './sending';
@@ -20,10 +20,11 @@ import type { PayoutOperation } from './types';
  * 1. items.ts: read and check every item before the first request (a bad row moves no money),
  *    each transfer with the Transfer ID it will be sent with; then, for standard transfers, the
  *    Incident Guard (incidentGuard.ts);
- * 2. sending.ts: send the good items, bounded, paced, each transfer claimed first in the node's
- *    record of sent transfers (record/), sent again only with the same Transfer ID;
+ * 2. sending.ts: send the good items, bounded, paced, each transfer claimed first in the record
+ *    of sent transfers (record/), sent again only with the same Transfer ID;
  * 3. answers.ts: judge each answer by its body, ERROR subCodes mapped to hints (errors.ts);
- * 4. output.ts: output in input order, every item paired with the item it came from.
+ * 4. output.ts: output in input order, every item paired with the item it came from; without
+ *    Continue On Fail, one error listing every row that needs the user.
  */
 export async function runOperations(this: IExecuteFunctions, operations: PayoutOperation[]): Promise<INodeExecutionData[][]> {
 	const node = this.getNode();
@@ -36,12 +37,13 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const continueOnFail = this.continueOnFail();
 	const timezone = this.getTimezone();
 	const workflowId = operation.movesMoney ? workflowIdOf(this) : '';
-	const run: Run = { context: this, operation, target, options, workflowId };
+	const executionId = this.getExecutionId() || randomUUID();
+	const run: Run = { context: this, operation, target, options, workflowId, executionId };
 
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
 	// Only rows paid again on every run need the run's identity.
-	const origin = { workflowId, nodeId: node.id, executionId: this.getExecutionId() || randomUUID(), runIndex: options.payEveryRun ? runIndexOf(this) : 0, payEveryRun: options.payEveryRun };
+	const origin = { workflowId, nodeId: node.id, executionId, runIndex: options.payEveryRun ? runIndexOf(this) : 0, payEveryRun: options.payEveryRun };
 	const { outcomes, secretsOf, ...checked } = await checkItems(this, operation, schema, displayNames(operation), [credentials.accessToken, credentials.clientSecret], origin);
 	let { planned } = checked;
 	refuseBatchIfAny(node, outcomes, continueOnFail, 'invalid');
@@ -59,22 +61,20 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
 
-	// 2. Send (or, in a dry run, describe) the items, each claimed in the node's record first,
-	// unless an earlier step of the workflow holds the claims.
+	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first, unless an
+	// earlier step of the workflow holds the claims.
 	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : options.claimHeldEarlier ? 'earlierStep' : 'node';
-	if (run.guard && run.guard !== 'earlierStep' && planned.length > 0) {
-		run.record = TransferRecord.open(this, workflowId, run.guard, { acrossProcesses: options.queueModeSafety });
-	}
+	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0 && !options.dryRun) run.record = TransferRecord.open(this, workflowId, run.guard);
 	try {
-		const { stoppingFailure, sentItems } = await sendItems(run, planned, outcomes, secretsOf, continueOnFail, notes);
-		if (stoppingFailure) throw toNodeError(node, stoppingFailure.index, stoppingFailure.failure, operation.movesMoney ? stoppedBatchNote(sentItems, outcomes, stoppingFailure.index) : '');
-
-		// 3. (each answer was judged as it came: answers.ts) 4. Output in input order.
+		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
+		// 3. (each answer was judged as it came: answers.ts) 4. Output in input order; without
+		// Continue On Fail, rows that need the user end the run with one error that lists them all.
 		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
+		if (!continueOnFail) throwIfAnyFailed(node, outcomes, operation.movesMoney ? sentItems : undefined, paramsOf);
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);
 	} finally {
-		// `n8n execute` exits once the workflow ends: its writes must land first.
-		await run.record?.close(this.getMode() === 'cli', (warning) => this.logger.warn(`Payouts: ${warning}`));
+		// A run ends once its record is written: a row it reports paid reads paid in any later run.
+		await run.record?.close((warning) => this.logger.warn(`Payouts: ${warning}`));
 	}
 }
 
@@ -102,7 +102,7 @@ function workflowIdOf(context: IExecuteFunctions): string {
 	const { id } = context.getWorkflow();
 	if (!id) {
 		throw new NodeOperationError(context.getNode(), 'Save the workflow before it sends transfers', {
-			description: 'The node keeps its record of sent transfers under the workflow and node, so that no re-run pays twice. Nothing was sent.',
+			description: 'The node keeps its record of sent transfers under the saved workflow, so that no re-run pays twice. Nothing was sent.',
 		});
 	}
 	return String(id);

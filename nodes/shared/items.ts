@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { earlierNodeInDoubt } from './answers';
 import { redactor } from './redact';
 import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './record/settle';
 import type { Failure, Outcomes, Planned } from './routine';
@@ -147,18 +148,33 @@ function plannedTransfer(
 	origin: RunOrigin,
 ): { entry: Planned } | { failure: Failure } {
 	let params = checked;
+	let madeForRun = false;
 	if (operation.transferIdWhenEmpty && params.transferId === undefined) {
 		const made = operation.transferIdWhenEmpty(params, { ...origin, itemIndex: index });
 		if ('issue' in made) return { failure: invalid(index, `'${names.get('topUpKey') ?? 'Top-Up Key'}' ${made.issue}`, made.hint) };
 		params = { ...params, transferId: made.transferId };
+		madeForRun = params.topUpKey === undefined;
 	}
-	const entry: Planned = { index, params, request: operation.request(params) };
+	const entry: Planned = { index, params, request: operation.request(params), ...(madeForRun ? { madeForRun: true as const } : {}) };
 	if (!operation.movesMoney) return { entry };
+	entry.transferId = String(params.transferId);
 	const given = parameterValue(context, 'options.dashboardStatus', index, item);
 	const dashboard = readDashboardStatus(given);
 	const option = DASHBOARD_STATUS_OPTION.replace(/^Options > /, '');
 	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `${option} ${dashboard.issue} (given: ${shown(given)})`, `Map ${option} to the dashboard's status of this row's Transfer ID, or leave it empty.`) };
+	// A row an earlier Payouts Transfer node left in doubt under another Transfer ID (a retry branch on its error output): never sent under a new one.
+	const earlier = earlierVerdict(item);
+	if (earlier && earlier.transferId !== entry.transferId) return { failure: earlierNodeInDoubt(entry, earlier) };
+	if (earlier?.status === 'UNKNOWN') entry.earlierInDoubt = true;
 	return { entry: dashboard ? { ...entry, dashboard } : entry };
+}
+
+/** What an earlier Payouts Transfer node said of the row, where its error item reaches this node (On Error: Continue (using error output)). */
+function earlierVerdict(item: INodeExecutionData | undefined): { status: string; transferId: string; hint?: string; nextStep?: string } | undefined {
+	const error = item?.json.error as IDataObject | undefined;
+	if (!error || typeof error !== 'object' || typeof error.transferId !== 'string') return undefined;
+	if (error.status !== 'UNKNOWN' && error.status !== 'ALREADY_EXISTS') return undefined;
+	return { status: error.status, transferId: error.transferId, hint: typeof error.hint === 'string' ? error.hint : undefined, nextStep: typeof error.nextStep === 'string' ? error.nextStep : undefined };
 }
 
 /** A value as the user gave it, short enough for a message. */
@@ -174,7 +190,7 @@ function definedOnly(raw: Params): Params {
 }
 
 export function invalid(index: number, rule: string, hint: string): Failure {
-	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', fromService: false, retryable: false, invalid: true };
+	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', nextStep: 'fixRow', fromService: false, retryable: false, invalid: true };
 }
 
 /** Two rows with one Transfer ID would be one transfer: neither is sent, and each names the other. */

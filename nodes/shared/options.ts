@@ -17,8 +17,6 @@ export interface RunOptions {
 	payEveryRun: boolean;
 	/** Internal transfers: the user says the service refuses a repeated Transfer ID, as for card and standard. */
 	serviceRefusesRepeats: boolean;
-	/** Where the node guards: confirm each claim across n8n processes before sending (queue mode). */
-	queueModeSafety: boolean;
 	/** Internal transfers: an earlier step holds each row's claim (e.g. a Postgres insert one execution wins): no record of its own. */
 	claimHeldEarlier: boolean;
 	/** Standard transfers: check items against open bank incidents first (off when undefined). */
@@ -33,7 +31,7 @@ export function kindOf(operation: PayoutOperation): Kind {
 }
 
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'queueModeSafety' | 'claimHeldEarlier'>> = {
+export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'claimHeldEarlier'>> = {
 	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
 	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
 	// An authorisation code works once: a token request is never repeated.
@@ -70,7 +68,7 @@ const dashboardStatus: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. {{ $json.dashboardStatus }}',
-	description: `For rows that read UNKNOWN: map the dashboard's status of the row's Transfer ID. ${DASHBOARD_WORDS.paid.join(' or ')}: paid, not sent. ${DASHBOARD_WORDS.notPaid.join(', ')}: sent again once, with its Transfer ID.`,
+	description: `For rows that read UNKNOWN: map the dashboard's status of the row's Transfer ID. ${DASHBOARD_WORDS.paid.join(' or ')}: paid, never sent again. ${DASHBOARD_WORDS.failed.join(', ')}: not paid, and never under this Transfer ID.`,
 };
 
 const dryRun: INodeProperties = {
@@ -91,23 +89,14 @@ const payEveryRun: INodeProperties = {
 		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run, n8n's Retry of an execution or a redelivered event pays them again (Retry On Fail does not)",
 };
 
-const queueModeSafety: INodeProperties = {
-	displayName: 'Queue Mode Safety',
-	name: 'queueModeSafety',
-	type: 'boolean',
-	default: true,
-	description:
-		'Whether each new top-up waits twice the slowest recent database call: across queue-mode workers a bet that none takes longer (no bet: docs/queue-claims.md). Off only in one-process n8n.',
-};
-
-// The way that holds in queue mode without a bet on time: docs/queue-claims.md.
+// Internal top-ups in queue mode: the node's own record holds in one n8n process only (docs/queue-claims.md).
 const claimHeldEarlier: INodeProperties = {
 	displayName: 'Claim Held by an Earlier Step',
 	name: 'claimHeldEarlier',
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts). The node then keeps no record of it and does not wait.",
+		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts): for queue mode. The node then keeps no record of it.",
 };
 
 const serviceRefusesRepeats: INodeProperties = {
@@ -168,7 +157,6 @@ const transferTimeout: INodeProperties = {
  */
 const whereTheServiceGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { show: { serviceRefusesRepeats: [true] } } });
 const whereTheNodeGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true] } } });
-const whereTheNodeKeepsItsRecord = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true], claimHeldEarlier: [true] } } });
 
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */
 export function optionsFor(operation: PayoutOperation): INodeProperties {
@@ -184,7 +172,7 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			dryRun,
 			// Only where the operation says which mode and beneficiary an item uses.
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
-			...(operation.transferIdWhenEmpty ? [payEveryRun, whereTheNodeKeepsItsRecord(queueModeSafety)] : []),
+			...(operation.transferIdWhenEmpty ? [payEveryRun] : []),
 			requestsPerSecond,
 			operation.refusesDuplicateTransferId ? transferRetries : whereTheServiceGuards(transferRetries),
 			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
@@ -219,7 +207,6 @@ export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunO
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
 		payEveryRun: given.payEveryRun === true,
 		serviceRefusesRepeats,
-		queueModeSafety: given.queueModeSafety !== false,
 		claimHeldEarlier: !serviceRefusesRepeats && operation.transferIdWhenEmpty !== undefined && given.claimHeldEarlier === true,
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Failure, Outcome, Outcomes } from './routine';
+import type { Failure, Outcomes } from './routine';
 import type { SendTarget } from './transport';
 import type { ApiRequest, Params, PayoutOperation } from './types';
 
@@ -40,31 +40,54 @@ export function outputItems(node: Node, count: number, outcomes: Outcomes, notes
  */
 export function refuseBatchIfAny(node: Node, outcomes: Outcomes, continueOnFail: boolean, what: string) {
 	if (continueOnFail) return;
-	const refused = [...outcomes.keys()].filter((index) => 'failure' in (outcomes.get(index) as Outcome)).sort((a, b) => a - b);
+	const refused = [...outcomes.keys()].filter((index) => (outcomes.get(index) as { failure?: Failure }).failure?.invalid).sort((a, b) => a - b);
 	if (refused.length === 0) return;
 	const first = outcomes.get(refused[0]) as { failure: Failure };
 	const rest = refused.slice(1);
 	const others = rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
-	throw toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	const error = toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	Object.assign(error.context, { rows: rowsOf(outcomes, new Map()), nothingSent: true });
+	throw error;
+}
+
+/** Every row's status, for tools that read an error that ended the run (`context.rows`). */
+function rowsOf(outcomes: Outcomes, paramsOf: Map<number, Params>): IDataObject[] {
+	return [...outcomes.entries()].sort(([a], [b]) => a - b).map(([index, outcome]) => ('failure' in outcome
+		? { item: index, status: outcome.failure.status, nextStep: outcome.failure.nextStep, message: outcome.failure.message, hint: outcome.failure.hint, transferId: outcome.failure.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }
+		: { item: index, status: outcome.items[0]?.status ?? null, message: outcome.items[0]?.message ?? null, transferId: outcome.items[0]?.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }));
 }
 
 /**
- * Every item whose request went out in this run, with what is known of it and its bank references,
- * so that a stopped batch never leaves a paid row unaccounted for (several may be in flight at once).
+ * Without Continue On Fail, a run whose rows need the user ends with one error, once every row
+ * that could go out went out: it names each such row with its status and what to do, and, for
+ * transfers, every row sent in the run with what is known of it and its bank references, so that
+ * no paid row is left unaccounted for. `context.rows` holds the same, one entry per row.
  */
-export function stoppedBatchNote(sentItems: number[], outcomes: Outcomes, stoppedAt: number): string {
-	const others = sentItems.filter((index) => index !== stoppedAt);
-	if (others.length === 0) return 'No other transfer was sent in this run.';
+export function throwIfAnyFailed(node: Node, outcomes: Outcomes, sentItems: number[] | undefined, paramsOf: Map<number, Params>) {
+	const failed = [...outcomes.entries()].filter((entry): entry is [number, { failure: Failure }] => 'failure' in entry[1]).sort(([a], [b]) => a - b);
+	if (failed.length === 0) return;
+	const [firstIndex, { failure: first }] = failed[0];
+	const others = failed.slice(1).map(([index, { failure }]) => `item ${index}: ${failure.status} (${failure.nextStep}): ${failure.message.replace(/ \[item \d+\]$/, '')}`);
+	const listed = others.length > 0 ? ` ${others.length} other row${others.length > 1 ? 's' : ''} need${others.length > 1 ? '' : 's'} you too: ${others.join('; ')}.` : '';
+	const sent = sentItems ? ` ${sentNote(sentItems.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)), outcomes)}` : '';
+	const before = [...outcomes.entries()].filter(([index, outcome]) => 'items' in outcome && outcome.items[0]?.status === 'ALREADY_SUBMITTED' && !sentItems?.includes(index)).map(([index]) => index);
+	const paidBefore = before.length > 0 ? ` Not sent, paid before (ALREADY_SUBMITTED): item${before.length > 1 ? 's' : ''} ${before.sort((a, b) => a - b).join(', ')}.` : '';
+	const error = toNodeError(node, firstIndex, failed.length > 1 ? { ...first, message: `${failed.length} rows were not paid and need you; the first: ${first.message}` } : first, `${listed}${sent}${paidBefore}`.trim());
+	Object.assign(error.context, { rows: rowsOf(outcomes, paramsOf) });
+	throw error;
+}
+
+/** Every other row whose request went out in this run, with what is known of it and its bank references. */
+function sentNote(sentItems: number[], outcomes: Outcomes): string {
+	if (sentItems.length === 0) return 'No other transfer was sent in this run.';
 	const describe = (index: number) => {
 		const outcome = outcomes.get(index);
-		if (!outcome) return `item ${index}: no answer yet`;
-		if ('failure' in outcome) return `item ${index}: ${outcome.failure.status}`;
+		if (!outcome || 'failure' in outcome) return `item ${index}: ${outcome ? outcome.failure.status : 'no answer'}`;
 		const { status, referenceId, utr } = outcome.items[0] ?? {};
 		const references = [referenceId ? `referenceId ${String(referenceId)}` : '', utr ? `utr ${String(utr)}` : ''].filter(Boolean).join(', ');
 		return `item ${index}: ${String(status)}${references ? ` (${references})` : ''}`;
 	};
-	const list = others.sort((a, b) => a - b).map(describe);
-	return `Also sent in this run: ${list.join('; ')}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED, with its references where this n8n still has them.`;
+	return `Sent in this run: ${[...sentItems].sort((a, b) => a - b).map(describe).join('; ')}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED.`;
 }
 
 export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {
@@ -81,8 +104,10 @@ export function errorItem(failure: Failure, params: Params | undefined): IDataOb
 		subCode: failure.subCode ?? null,
 		message: failure.serviceMessage ?? failure.message,
 		hint: failure.invalid ? `${failure.hint} Nothing was sent for this item.` : failure.hint,
+		nextStep: failure.nextStep,
 	};
-	if (typeof params?.transferId === 'string') item.transferId = params.transferId;
+	const transferId = failure.transferId ?? params?.transferId;
+	if (typeof transferId === 'string') item.transferId = transferId;
 	return item;
 }
 

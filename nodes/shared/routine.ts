@@ -11,6 +11,15 @@ import type { ApiRequest, Params, PayoutOperation } from './types';
  * and what every step needs to know about the run.
  */
 
+/**
+ * What a user does next with a row, in one word the output carries (`nextStep`) beside the hint
+ * that says it in full: run it again as it is (after the hint's wait or fix elsewhere), fix the
+ * row's own values, settle it from the dashboard's export, take a new export (the one mapped was
+ * taken before this node's last request of it), pay it under a new Transfer ID (this one can
+ * never pay it), look its Transfer ID up (whose is it?), or settle its claim in the earlier step's table.
+ */
+export type NextStep = 'runAgain' | 'fixRow' | 'settleFromDashboard' | 'newExport' | 'newTransferId' | 'lookUp' | 'settleClaim';
+
 /** What went wrong for one item, before it becomes a thrown error or an error item. */
 export interface Failure {
 	/** What happened, naming the item. */
@@ -27,12 +36,17 @@ export interface Failure {
 	serviceMessage?: string;
 	/** May be sent again with the same request (same transferId). */
 	retryable: boolean;
+	nextStep: NextStep;
+	/** Says nothing of this row alone: every row of the run would meet it (a refused account, a wrong Base URL, a record that cannot be written); the run sends nothing more. */
+	stopsBatch?: true;
 	/** Refused by our own checks before anything was sent. */
 	invalid?: true;
-	/** What answered at the Base URL is not the payouts service: nothing reached it. */
-	notTheService?: true;
 	/** The service refused the Transfer ID as one it holds ("Transfer Id already exists"). */
 	repeatRefused?: true;
+	/** No answer of the service's own came (a timeout, a dropped connection, a gateway's page). */
+	noAnswer?: true;
+	/** The Transfer ID the failure is about, where it is not the row's own (an earlier node's). */
+	transferId?: string;
 }
 
 export type Outcome = { items: IDataObject[] } | { failure: Failure };
@@ -41,7 +55,13 @@ export interface Planned {
 	index: number;
 	params: Params;
 	request: ApiRequest;
-	/** What the payouts dashboard says of it (Options > Dashboard Status), where the node guards it. */
+	/** The Transfer ID it is sent with (transfers). */
+	transferId?: string;
+	/** That Transfer ID was made for this run (Options > Pay Again on Every Run): running the row again is a new transfer. */
+	madeForRun?: true;
+	/** An earlier Payouts Transfer node of this execution sent it under this Transfer ID without a clear answer (a retry branch). */
+	earlierInDoubt?: true;
+	/** What the payouts dashboard says of it (Options > Settle With Dashboard Status). */
 	dashboard?: DashboardStatus;
 }
 
@@ -63,10 +83,11 @@ export interface Run {
 	/** What this node sent before (transfers this node or the service guards). */
 	record?: TransferRecord;
 	workflowId: string;
+	executionId: string;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
-	/** The first answer that showed the Base URL is not the service: the run sends nothing more. */
-	notTheService?: Failure;
+	/** The first failure that says nothing of one row alone: the run sends nothing more. */
+	stopped?: Failure;
 }
 
 /** What became of each item, by its index: filled step by step, output in input order. */

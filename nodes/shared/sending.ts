@@ -1,76 +1,223 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { alreadyExists, alreadySubmitted, heldAfterFreed, heldByService, interpret, settleAdvice } from './answers';
+import {
+	alreadyExists,
+	alreadySubmitted,
+	cannotPayUnder,
+	heldByService,
+	inDoubt,
+	interpret,
+	notPaidByDashboard,
+	notSentAfter,
+	otherValues,
+	recordFailure,
+	recordFull,
+	refusedResend,
+	stoppedBeforeSending,
+} from './answers';
 import { dryRunItem } from './output';
 import { redactor } from './redact';
-import { fingerprint, reachNote, RECORD_REACH } from './record';
-import { DASHBOARD_STATUS_OPTION } from './record/settle';
-import type { Claim, Earlier } from './record';
+import { fingerprint } from './record';
+import type { Claim } from './record';
+import { sentInExecution } from './record/inProcess';
+import { ROOM_FOR_NEW } from './record/journal';
 import type { Failure, Outcome, Outcomes, Planned, Run } from './routine';
 import { send } from './transport';
 
 /**
  * Step 2 of the routine: the checked items sent, at most Concurrency at once and Requests Per
- * Second a second. A transfer goes out only once the node's record (record/) has claimed it for
- * this run; what the record says of the others becomes ALREADY_SUBMITTED, UNKNOWN or an error
- * here, and each answer tells the record what to keep. Owns the bounds, the pacing, how far ahead
- * rows are claimed, and re-sends (always with the same Transfer ID, only where the service guards).
+ * Second a second. A transfer goes out only once the record (record/) has claimed it for this run;
+ * what the record says of the others becomes ALREADY_SUBMITTED, UNKNOWN or an error here, and each
+ * answer tells the record what to keep. A row that needs the user never keeps the others from going
+ * out: the run stops sending only on a failure that every row would meet (a refused account, a
+ * wrong Base URL, the record unwritable or full) or when the service gives no answer several times
+ * in a row, and says so on each row it did not send.
  */
 
 export interface Sent {
-	/** Items whose request went out in this run, for the note of a stopped batch. */
+	/** Items whose request went out in this run, for the error that ends a batch. */
 	sentItems: number[];
-	/** The failure that stopped the batch (without Continue On Fail). */
-	stoppingFailure?: { index: number; failure: Failure };
 }
 
-export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, continueOnFail: boolean, notes: Map<number, IDataObject>): Promise<Sent> {
-	const { options } = run;
+/** Transfers in a row without any answer after which the service looks down: the run sends nothing more. */
+const NO_ANSWER_IN_A_ROW = 3;
+
+export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, notes: Map<number, IDataObject>): Promise<Sent> {
 	const sent: Sent = { sentItems: [] };
-	if (options.dryRun) {
-		for (const [index, outcome] of await dryRun(run, planned)) outcomes.set(index, outcome);
+	if (run.options.dryRun) {
+		for (const entry of planned) outcomes.set(entry.index, { items: [dryRun(run, entry)] });
 		return sent;
 	}
+	run.pace = pacer(run.options.requestsPerSecond);
 	const claims = claimsAhead(run, planned);
-	const perform = async (entry: Planned, position: number): Promise<boolean> => {
-		// Stopped (the editor's Stop, the workflow's timeout): nothing more is claimed or sent.
-		if (cancelled(run)) return false;
-		// The Base URL answered as something else than the service: checked once per run.
-		if (run.notTheService) {
-			outcomes.set(entry.index, { failure: { ...run.notTheService, message: run.notTheService.message.replace(/\[item \d+\]$/, `[item ${entry.index}]`) } });
-			return continueOnFail;
+	let noAnswerInARow = 0;
+	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
+		let outcome: Outcome;
+		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
+		if (run.stopped && !run.record) outcome = { failure: notSentAfter(entry, run.stopped) };
+		else if (cancelled(run)) outcome = { failure: stoppedBeforeSending(entry) };
+		else {
+			if (!run.stopped) await run.pace?.();
+			const redact = redactor(secretsOf.get(entry.index) ?? []);
+			outcome = await sendOne(run, entry, () => claims.of(position), redact, () => sent.sentItems.push(entry.index), notes);
 		}
-		const redact = redactor(secretsOf.get(entry.index) ?? []);
-		const claim = await claims.of(position);
-		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
-		if (run.guard === 'earlierStep') {
-			// An earlier step of the workflow holds this row's claim: the node keeps no record of it.
-			sent.sentItems.push(entry.index);
-			notes.set(entry.index, { ...notes.get(entry.index), claim: CLAIM_HELD_EARLIER, ...(entry.dashboard ? { dashboardStatus: entry.dashboard.word, dashboardStatusNote: "not used: the earlier step's claim table holds this row's outcome" } : {}) });
-		}
-		const outcome = claim ? await sendClaimed(run, entry, claim, redact, () => sent.sentItems.push(entry.index)) : (await sendWithRetries(run, entry, redact)).outcome;
-		// Where the service guards, the claim is written while the request goes out: its fill is known now.
-		if (claim) notes.set(entry.index, { ...notes.get(entry.index), ...(await recordNote(run, claim)) });
 		outcomes.set(entry.index, outcome);
-		if ('failure' in outcome && outcome.failure.notTheService) run.notTheService ??= outcome.failure;
-		if ('failure' in outcome && !continueOnFail) {
-			sent.stoppingFailure ??= { index: entry.index, failure: outcome.failure };
-			return false;
-		}
-		return true;
-	};
-	run.pace = pacer(options.requestsPerSecond);
-	await forEachBounded(planned, options.concurrency, perform);
+		if (!('failure' in outcome)) noAnswerInARow = 0;
+		else if (outcome.failure.stopsBatch) run.stopped ??= outcome.failure;
+		else if (outcome.failure.noAnswer) {
+			noAnswerInARow++;
+			if (noAnswerInARow >= NO_ANSWER_IN_A_ROW && run.operation.movesMoney) run.stopped ??= serviceDown(outcome.failure);
+		} else noAnswerInARow = 0;
+	});
 	return sent;
 }
 
+/** One row: what the record (or this execution, where an earlier step holds the claim) says of it, else sent. */
+async function sendOne(run: Run, entry: Planned, claimOf: () => Promise<Claim | undefined>, redact: (text: string) => string, onSend: () => void, notes: Map<number, IDataObject>): Promise<Outcome> {
+	if (run.guard === 'earlierStep') return await sendUnderEarlierClaim(run, entry, redact, onSend, notes);
+	const claim = await claimOf();
+	if (!claim) return (await sendWithRetries(run, entry, redact, onSend)).outcome;
+	const record = run.record!;
+	if (entry.dashboard) notes.set(entry.index, { ...notes.get(entry.index), ...dashboardNote(entry, claim) });
+	switch (claim.kind) {
+		case 'recordFailed':
+			return { failure: recordFailure(entry, claim.reason) };
+		case 'full':
+			return { failure: recordFull(entry, claim.size) };
+		case 'answered':
+			return { items: [alreadySubmitted(entry, claim)] };
+		case 'inDoubt':
+			return { failure: inDoubt(entry) };
+		case 'notPaid':
+			return { failure: notPaidByDashboard(entry, claim.word) };
+		case 'otherValues':
+			return { failure: otherValues(entry) };
+	}
+	const note = reachNote(run, claim);
+	if (note) notes.set(entry.index, { ...notes.get(entry.index), recordNote: note });
+	if (run.stopped) {
+		record.notSent(entry.index);
+		return { failure: notSentAfter(entry, run.stopped) };
+	}
+	// The service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
+	if (entry.dashboard?.verdict === 'failed') {
+		if (claim.earlier === 'inDoubt') record.inDoubt(entry.index);
+		else record.refused(entry.index);
+		return { failure: cannotPayUnder(entry, entry.dashboard.word) };
+	}
+	// Stop (or the workflow's timeout) came before the request went out: it never will.
+	if (cancelled(run)) {
+		record.notSent(entry.index);
+		return { failure: stoppedBeforeSending(entry) };
+	}
+	record.sending(entry.index);
+	const { outcome, resent } = await sendWithRetries(run, entry, redact, onSend);
+	if (!('failure' in outcome)) {
+		record.answered(entry.index, referencesOf(outcome.items[0]));
+		return outcome;
+	}
+	const { failure } = outcome;
+	const earlierInDoubt = claim.earlier === 'inDoubt' || resent || entry.earlierInDoubt === true;
+	if (failure.repeatRefused) {
+		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
+		if (!earlierInDoubt) {
+			// Not this node's (or not in its record): nothing this run sent moved money.
+			record.refused(entry.index);
+			return { failure: alreadyExists(entry, said) };
+		}
+		if (!resent && (await record.paidAfterAll(entry.index))) {
+			record.paidEarlier(entry.index);
+			return { items: [alreadySubmitted(entry)] };
+		}
+		record.inDoubt(entry.index);
+		return { failure: heldByService(entry, said, entry.dashboard?.verdict === 'notFound' ? entry.dashboard.word : undefined) };
+	}
+	if (failure.status === 'UNKNOWN') {
+		record.inDoubt(entry.index);
+		return outcome;
+	}
+	// A clear refusal. Of a re-send of a row in doubt, it says nothing of the earlier request, which may have paid.
+	if (earlierInDoubt) {
+		record.inDoubt(entry.index);
+		return { failure: refusedResend(entry, failure) };
+	}
+	record.refused(entry.index);
+	return outcome;
+}
+
 /**
- * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: the
- * next row, and as far as the lanes get while two store calls (and, where the node guards, the
- * confirmation's wait) go by, but never more than Concurrency rows ahead. After a crash, those rows
- * and the ones in flight are claimed but unsent or unanswered: at most twice Concurrency, however
- * slow the store was (a user settles each from the dashboard).
+ * Claim Held by an Earlier Step: the earlier step's claims table keeps a transfer to one execution,
+ * and within it the node remembers what each transfer came to: n8n's Retry On Fail runs the node
+ * again in the same execution, and a retry branch hands its rows to a second node.
+ */
+async function sendUnderEarlierClaim(run: Run, entry: Planned, redact: (text: string) => string, onSend: () => void, notes: Map<number, IDataObject>): Promise<Outcome> {
+	notes.set(entry.index, { ...notes.get(entry.index), claim: CLAIM_HELD_EARLIER });
+	const sentHere = sentInExecution(run.executionId);
+	const key = `${run.operation.value}|${String(entry.transferId)}|${printOf(run, entry)}`;
+	const earlier = sentHere.get(key);
+	if (earlier && 'paid' in earlier) return { items: [alreadySubmitted(entry, { first: earlier.paid })] };
+	if (earlier) return { failure: sentEarlierInExecution(entry) };
+	if (cancelled(run)) return { failure: stoppedBeforeSending(entry) };
+	const { outcome } = await sendWithRetries(run, entry, redact, onSend);
+	if (!('failure' in outcome)) sentHere.set(key, { paid: referencesOf(outcome.items[0]) });
+	else if (outcome.failure.status === 'UNKNOWN') sentHere.set(key, { unknown: true });
+	return outcome;
+}
+
+/**
+ * Sends one request, and again with the same Transfer ID where that is safe and asked for
+ * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
+ * answer is to a request sent again in this run, after one without a clear answer.
+ */
+async function sendWithRetries(run: Run, entry: Planned, redact: (text: string) => string, onSend: () => void): Promise<{ outcome: Outcome; resent: boolean }> {
+	const { context, operation, target, options } = run;
+	for (let attempt = 0; ; attempt++) {
+		if (attempt === 0) onSend();
+		const answer = await send(context, target, entry.request);
+		const outcome = interpret(operation, answer, entry, redact, run.guard);
+		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent: attempt > 0 };
+		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
+		// Stopped meanwhile: the row stays as its last answer left it.
+		if (cancelled(run)) return { outcome, resent: attempt > 0 };
+		await run.pace?.();
+	}
+}
+
+const BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 4000;
+
+/** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
+const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node kept no record of it';
+
+function sentEarlierInExecution(entry: Planned): Failure {
+	return {
+		message: `The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came [item ${entry.index}]`,
+		hint: `Not sent again. Keep its claim in the earlier step's table (never give it a new Transfer ID). Once no run is sending it and 10 minutes have passed (a request that timed out can still arrive), look up Transfer ID ${String(entry.transferId)} in the payouts dashboard and write what it says as the claim's outcome.`,
+		nextStep: 'settleClaim',
+		status: 'UNKNOWN',
+		fromService: false,
+		retryable: false,
+	};
+}
+
+/** Several transfers in a row without any answer: the service looks down, and the run sends nothing more. */
+function serviceDown(last: Failure): Failure {
+	return {
+		message: `The service gave no answer to ${NO_ANSWER_IN_A_ROW} transfers in a row, so the run sent nothing more (last: ${last.message.replace(/ \[item \d+\]$/, '')})`,
+		hint: 'The rows without an answer are in doubt: each says what to do. Run the rows not sent again once the service answers.',
+		nextStep: 'runAgain',
+		status: 'ERROR',
+		fromService: false,
+		retryable: false,
+	};
+}
+
+/**
+ * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: as far
+ * as the lanes get while two store calls go by, never more than Concurrency rows ahead, and none
+ * where requests are paced (a claim waits for its turn then). After a crash, those rows and the ones
+ * in flight are claimed but unsent or unanswered: at most twice Concurrency.
  */
 function claimsAhead(run: Run, planned: Planned[]) {
 	const { record, options } = run;
@@ -78,19 +225,20 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	const started = Date.now();
 	let next = 0;
 	const ahead = (taken: number) => {
-		if (!record) return 0;
+		if (!record || run.pace) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
-		const leadMs = 2 * record.lastCallMs() + record.guardWaitMs();
-		return Math.min(options.concurrency, 1 + Math.ceil((perSecond * leadMs) / 1000));
+		return Math.min(options.concurrency, Math.ceil((perSecond * 2 * record.lastCallMs()) / 1000));
 	};
 	return {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
 			for (const until = Math.min(planned.length, position + 1 + ahead(position)); next < until; next++) {
 				const entry = planned[next];
-				claims[next] = record.claim(entry.index, String(entry.params.transferId), printOf(run, entry), entry.dashboard);
+				// A row the run will not reach (stopped) is not claimed.
+				if (next > position && (run.stopped || cancelled(run))) break;
+				claims[next] = record.claim(entry.index, String(entry.transferId), printOf(run, entry), entry.dashboard);
 			}
-			return await claims[position];
+			return await (claims[position] ?? record.claim(planned[position].index, String(planned[position].transferId), printOf(run, planned[position]), planned[position].dashboard));
 		},
 	};
 }
@@ -99,23 +247,19 @@ const cancelled = (run: Run) => run.context.getExecutionCancelSignal?.()?.aborte
 
 const printOf = (run: Run, entry: Planned) => fingerprint(run.operation.value, entry.request.body ?? {});
 
-/** Runs `work` over `list` with at most `limit` in flight, until one returns false. */
-async function forEachBounded<T>(list: T[], limit: number, work: (entry: T, position: number) => Promise<boolean>) {
+/** Runs `work` over `list` with at most `limit` in flight. */
+async function forEachBounded<T>(list: T[], limit: number, work: (entry: T, position: number) => Promise<void>) {
 	let next = 0;
-	let stopped = false;
 	const lane = async () => {
-		while (!stopped && next < list.length) {
+		while (next < list.length) {
 			const position = next++;
-			if (!(await work(list[position], position))) stopped = true;
+			await work(list[position], position);
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
 }
 
-/**
- * Requests Per Second: a turn for each request, right before it goes out (a transfer first waits
- * for its claim in the record, and re-sends are requests too), at most `perSecond` a second.
- */
+/** Requests Per Second: a turn for each request, before it is claimed (re-sends are requests too), at most `perSecond` a second. */
 function pacer(perSecond: number): (() => Promise<void>) | undefined {
 	if (perSecond <= 0) return undefined;
 	const interval = 1000 / perSecond;
@@ -127,192 +271,47 @@ function pacer(perSecond: number): (() => Promise<void>) | undefined {
 	};
 }
 
-/** A row the record has a word on: sent (once the claim is this run's), or what the record says instead. */
-async function sendClaimed(run: Run, entry: Planned, claim: Claim, redact: (text: string) => string, onSend: () => void): Promise<Outcome> {
-	const record = run.record!;
-	switch (claim.kind) {
-		case 'recordFailed':
-			return { failure: recordFailure(entry, claim.reason) };
-		case 'answered':
-			return { items: [alreadySubmitted(entry, claim)] };
-		case 'dashboardOnly':
-			return { failure: alreadyExists(entry, { message: `The payouts dashboard says ${claim.word} for this Transfer ID (${DASHBOARD_STATUS_OPTION}): not sent`, fromService: false }, RECORD_REACH[record.guard]) };
-		case 'otherValues':
-			return { failure: otherValues(entry) };
-		case 'inDoubt':
-			return { failure: inDoubt(entry, claim.notPaidUsed === true) };
-	}
-	// Stop (or the workflow's timeout) came before the request went out: it never will.
-	if (cancelled(run)) {
-		record.notSent(entry.index);
-		return { failure: stoppedBeforeSending(entry) };
-	}
-	record.sending(entry.index);
-	onSend();
-	const { outcome, resent } = await sendWithRetries(run, entry, redact);
-	if ('items' in outcome) {
-		record.answered(entry.index, referencesOf(outcome.items[0]));
-		return outcome;
-	}
-	const { failure } = outcome;
-	const recorded = await claim.earlier;
-	if (recorded === 'paid') {
-		// The record holds a paid answer to these values and the service refuses a repeat: nothing this
-		// run sent moved money, whatever it heard (a fault, or its own re-send refused as a repeat).
-		record.inDoubt(entry.index);
-		return { items: [alreadySubmitted(entry, { service: { subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message } })] };
-	}
-	if (failure.status === 'UNKNOWN') {
-		record.inDoubt(entry.index);
-		return outcome;
-	}
-	if (failure.repeatRefused) {
-		// The service holds this Transfer ID. Nothing moved now; what the record knew says whose it is.
-		let earlier: Earlier = resent ? 'unanswered' : recorded;
-		if (earlier === 'unanswered' && !resent && !claim.byDashboard) earlier = await record.lookAgain(String(entry.params.transferId), printOf(run, entry));
-		const said = { subCode: failure.subCode, message: failure.serviceMessage ?? failure.message };
-		if (earlier === 'paid') {
-			record.inDoubt(entry.index);
-			return { items: [alreadySubmitted(entry, { service: { subCode: said.subCode ?? null, message: said.message } })] };
-		}
-		if (earlier === 'unanswered' && !claim.byDashboard) {
-			record.inDoubt(entry.index);
-			return { failure: heldByService(entry, said) };
-		}
-		// Sent again after one that moved no money (refused, or not paid as the dashboard says): the
-		// service keeps that Transfer ID. Otherwise it is not this node's.
-		const afterNoMoney = claim.attempt > 1 || claim.byDashboard !== undefined;
-		if (earlier === 'unanswered') record.inDoubt(entry.index);
-		else record.refused(entry.index);
-		return { failure: afterNoMoney ? heldAfterFreed(entry, said) : alreadyExists(entry, { ...said, fromService: true }, RECORD_REACH[record.guard]) };
-	}
-	// A refusal of a re-send says nothing of the earlier request, which may have paid.
-	if (resent || recorded === 'unanswered') {
-		record.inDoubt(entry.index);
-		return { failure: refusedResend(entry, failure) };
-	}
-	record.refused(entry.index);
-	return outcome;
-}
-
-/**
- * Sends one request, and again with the same Transfer ID where that is safe and asked for
- * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
- * answer is to a request sent again in this run, after one without a clear answer.
- */
-async function sendWithRetries(run: Run, entry: Planned, redact: (text: string) => string): Promise<{ outcome: Outcome; resent: boolean }> {
-	const { context, operation, target, options } = run;
-	for (let attempt = 0; ; attempt++) {
-		await run.pace?.();
-		const answer = await send(context, target, entry.request);
-		const outcome = interpret(operation, answer, entry, redact, run.guard);
-		if (!('failure' in outcome) || !outcome.failure.retryable || attempt >= options.retries) return { outcome, resent: attempt > 0 };
-		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
-	}
-}
-
-/** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
-const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node kept no record of it';
-
-const BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 4000;
-
 /** A clear answer's status and references, for a later repeat's ALREADY_SUBMITTED. */
 function referencesOf(item: IDataObject): IDataObject {
 	return Object.fromEntries(['status', 'subCode', 'referenceId', 'utr', 'acknowledged'].filter((field) => item[field] !== undefined).map((field) => [field, item[field]]));
 }
 
-/** What became of a row's Dashboard Status: used, or why it was not needed. */
+/** What became of a row's Settle With Dashboard Status: used, or why it was not needed. */
 function dashboardNote(entry: Planned, claim: Claim): IDataObject {
-	if (!entry.dashboard) return {};
-	const used = ('byDashboard' in claim && claim.byDashboard) || claim.kind === 'dashboardOnly';
-	if (used) return { dashboardStatus: entry.dashboard.word };
+	const word = entry.dashboard?.word;
+	if ('byDashboard' in claim && claim.byDashboard) return { dashboardStatus: word };
+	if ('contradiction' in claim && claim.contradiction) return { dashboardStatus: word, dashboardStatusNote: "contradicts the service's answer: left as it is" };
 	const why: Partial<Record<Claim['kind'], string>> = {
-		send: 'not needed: this node had not sent this transfer before',
-		answered: 'not needed: this node has the service\'s answer for this transfer',
-		inDoubt: 'not used: a not-paid status was acted on once already',
+		send: claim.kind === 'send' && claim.earlier === 'inDoubt' ? 'used to word the answer: the service refuses a repeat' : 'not needed: this node had not sent this transfer before',
+		answered: "not needed: this node has the service's answer for this transfer",
+		notPaid: 'used',
 		otherValues: 'not used: this Transfer ID belongs to another transfer of this node',
 	};
-	return { dashboardStatus: entry.dashboard.word, dashboardStatusNote: 'contradiction' in claim && claim.contradiction ? 'contradicts the service\'s answer: left as it is' : (why[claim.kind] ?? 'not used') };
+	return { dashboardStatus: word, dashboardStatusNote: why[claim.kind] ?? 'not used' };
 }
 
-/**
- * Dry Run: the request a real run would send, and whether it would, as far as this n8n knows
- * without asking the record: asking n8n's store writes to it, and a Dry Run writes nothing.
- */
-async function dryRun(run: Run, planned: Planned[]): Promise<Array<[number, Outcome]>> {
+/** Dry Run: the request a real run would send, and what this n8n knows without asking the record (asking writes to it; a Dry Run writes nothing). */
+function dryRun(run: Run, entry: Planned): IDataObject {
 	const { record, operation, target } = run;
-	return planned.map((entry): [number, Outcome] => {
-		const item = dryRunItem(operation, target, entry.request);
-		if (run.guard === 'earlierStep') item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
-		if (record) {
-			const known = record.knownAnswer(String(entry.params.transferId), printOf(run, entry));
-			item.realRun = known
-				? `would not send: ALREADY_SUBMITTED (this n8n holds the service's answer ${String(known.status)} to these values)`
-				: record.guard === 'node'
-					? 'would send, unless this node sent this Transfer ID before: a real run looks it up in its record first (a Dry Run writes nothing there)'
-					: 'would send with this Transfer ID: the service refuses it if it has it already (ALREADY_SUBMITTED where this node was answered)';
-		}
-		return [entry.index, { items: [item] }];
-	});
+	const item = dryRunItem(operation, target, entry.request);
+	if (run.guard === 'earlierStep') item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
+	if (record) {
+		const known = record.knownAnswer(String(entry.transferId), printOf(run, entry));
+		item.realRun = known
+			? `would not send: ALREADY_SUBMITTED (this n8n process holds the service's answer ${String(known.status)} to these values)`
+			: `would send, unless the record holds this Transfer ID (a real run looks it up first; this Dry Run knows only this n8n process's answers)${record.guard === 'service' ? '; the service refuses it if it has it' : ''}`;
+	}
+	return item;
 }
 
-/** What a row's claim says of the record's reach, where the record is nearly full. */
-async function recordNote(run: Run, claim: Claim): Promise<IDataObject> {
-	const note = claim.kind === 'send' && run.record ? reachNote(await claim.fill, run.record.guard) : undefined;
-	return note ? { recordNote: note } : {};
+/** What a row's claim says of the record's room, where it is nearly full. */
+function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | undefined {
+	const size = run.record?.knownSize();
+	if (claim.unrecorded) return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this node.`;
+	if (size === undefined || size < NEARLY_FULL) return undefined;
+	const what = run.record?.guard === 'node' ? 'refuses new top-ups (nothing sent)' : 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
+	return `The record of sent transfers holds ${size.toLocaleString('en-US')} marks; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;
 }
 
-function inDoubt(entry: Planned, notPaidUsed: boolean): Failure {
-	const transferId = String(entry.params.transferId);
-	return {
-		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now [item ${entry.index}]`,
-		hint: notPaidUsed
-			? `Not sent again. The dashboard's not-paid status for Transfer ID ${transferId} was acted on by an earlier run, which sent it again without a clear answer either. Look it up again: if it is paid now, map SUCCESS; if it is still not paid, pay it under a new Transfer ID (or Top-Up Key): this one will not be sent a third time.`
-			: `Not sent again. ${settleAdvice(transferId)}`,
-		status: 'UNKNOWN',
-		fromService: false,
-		retryable: false,
-	};
-}
-
-function otherValues(entry: Planned): Failure {
-	return {
-		message: `This node sent another transfer with Transfer ID ${String(entry.params.transferId)} (other amount or account) [item ${entry.index}]`,
-		hint: "Not sent: one Transfer ID is one transfer. If this row is a new top-up, give it its own 'Transfer ID' or 'Top-Up Key'; if it is the same one, use the values it was sent with.",
-		status: 'ERROR',
-		fromService: false,
-		retryable: false,
-	};
-}
-
-function refusedResend(entry: Planned, refusal: Failure): Failure {
-	const transferId = String(entry.params.transferId);
-	return {
-		...refusal,
-		message: `The outcome of the transfer is unknown: this node sent it before without a clear answer, and sending it again was refused: ${refusal.serviceMessage ?? refusal.message} [item ${entry.index}]`,
-		hint: `${refusal.hint} The earlier request may have paid: once that is fixed, run the row again with Transfer ID ${transferId}; the service then says whether it holds it. Never give it a new Transfer ID before you know.`,
-		status: 'UNKNOWN',
-		retryable: false,
-	};
-}
-
-function stoppedBeforeSending(entry: Planned): Failure {
-	return {
-		message: `Not sent: the execution was stopped before this transfer went out [item ${entry.index}]`,
-		hint: 'Nothing was sent for this row. Run it again to pay it.',
-		status: 'ERROR',
-		fromService: false,
-		retryable: false,
-	};
-}
-
-function recordFailure(entry: Planned, reason: string): Failure {
-	return {
-		message: `The node could not record the transfer before sending it [item ${entry.index}]`,
-		hint: `Nothing was sent. n8n's processed-data store answered: ${reason}. Running the item again with the same key is safe (no money moved); if it keeps failing, check that n8n's database is reachable and not overloaded (in queue mode, other workers writing the same node's record at once).`,
-		status: 'ERROR',
-		fromService: false,
-		retryable: false,
-	};
-}
+/** From here on every row a run writes says how full the record is. */
+const NEARLY_FULL = ROOM_FOR_NEW - 2_000;

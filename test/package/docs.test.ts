@@ -549,10 +549,10 @@ test('the mechanism-word check finds what it is for (so its silence means someth
 const PROMISES: Array<[string, RegExp]> = [
 	['what the promise holds against', /whatever n8n does around/gi],
 	['reported paid only on evidence', /only on the evidence/gi],
-	['queue mode is a bet on time', /bet on time/gi],
+	['queue mode needs the Postgres claim', /two workers can each find a top-up new and both pay it/gi],
 	['regular mode needs no assumption', /without any assumption/gi],
-	['the reach of top-ups', /last 10,000 (top-ups|internal transfers)/gi],
-	['the reach of card and standard transfers', /last 20,000 card or standard/gi],
+	['the reach of top-ups', /about\s+25,000\s+(top-ups|of\s+them)/gi],
+	['the reach of card and standard transfers', /about\s+50,000\s+card\s+or\s+standard/gi],
 ];
 
 /** How often a page states each promise. */
@@ -576,8 +576,8 @@ test('each promise is stated once: whole in docs/safety.md, at most once in the 
 
 test('the promise check finds a second statement (so its silence means something)', () => {
 	const page = path.join(root, 'docs', 'x.md');
-	expect(promisesIn(page, 'In queue mode it is a bet on time.\n\nAgain: a bet on time, for its last 10,000 top-ups.')).toMatchObject({
-		'queue mode is a bet on time': 2,
+	expect(promisesIn(page, 'In queue mode two workers can each find a top-up new and both pay it.\n\nAgain: two workers can each find a top-up new and both pay it, for about 25,000 top-ups.')).toMatchObject({
+		'queue mode needs the Postgres claim': 2,
 		'the reach of top-ups': 1,
 		'regular mode needs no assumption': 0,
 	});

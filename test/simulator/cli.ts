@@ -1,34 +1,40 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- the simulator's command line runs in Node, never inside n8n: it reads its arguments, extracts an earlier revision's code with git and prints what it found */
 /**
- * `npm run simulate -- --schedules N --seed S [--processes P] [--operation standardTransfer]
- * [--break-timing] [--report R] [--code REV] [--trace] [--verbose] [--json]`: runs N seeded
- * schedules from seed S (schedule.ts), or report R's script (reports.ts) with N seeds, on this
- * checkout's node code or on git revision REV's, and prints each failing schedule's seed, what
- * broke and its steps (`--trace`: every database step too). A schedule replays exactly from its
- * seed. Exit code 1 when a schedule broke a promise; `--json` ends with a summary line of JSON.
+ * `npm run simulate -- --schedules N --seed S [--processes P] [--operation O] [--report R]
+ * [--code REV] [--path P] [--trace] [--verbose] [--json]`: runs N random schedules (schedule.ts,
+ * fast-check from seed S), or report R's script (reports.ts) with N seeds, on this checkout's
+ * package code or on git revision REV's. A schedule that breaks a promise is shrunk to its shortest
+ * form and printed with every step; `--seed S --path P` (both printed) replays it. Exit code 1 when
+ * a schedule broke a promise; `--json` ends with a summary line of JSON. `N8N_ENGINE_FROM=<an
+ * installed n8n>` runs that n8n's engine (test/helpers/engineFrom.js).
  */
+import './engine';
+
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { breaksPromise, TOLERATED_ACROSS_PROCESSES, TOLERATED_WITH_CAUSE } from './invariants';
+import fc from 'fast-check';
+
+import { breaksPromise, NAMED_EXCEPTIONS } from './invariants';
 import type { Violation } from './invariants';
 import { reports, traceStoreSteps } from './reports';
-import { runSchedule } from './schedule';
+import { runSchedule, scheduleArbitrary } from './schedule';
 import type { ScheduleOptions } from './schedule';
 import { useCodeFrom } from './world';
+import type { World } from './world';
 
-/** What a run of the simulator found, for people (printed) and for the test (`--json`). */
+/** What a run of the simulator found, for people (printed) and for the tests (`--json`). */
 export interface Summary {
 	schedules: number;
 	seconds: number;
-	/** Schedules that broke a promise (tolerated kinds across processes do not count). */
-	failed: Array<{ seed: number; config: string; processes: number; timingBroken: boolean; violations: Violation[] }>;
-	/** Violations by kind, tolerated ones included: how many, and in which seeds. */
-	byInvariant: Record<string, number[]>;
-	/** The violations counted with their cause (not failures), as printed. */
-	counted: Array<{ seed: number; details: string[] }>;
+	/** Schedules that broke a promise: fast-check's seed and path to replay the shortest one, and what it broke. */
+	failed: Array<{ seed: number; path?: string; config: string; violations: Violation[] }>;
+	/** Violations by kind, named exceptions included: how many schedules had one. */
+	byInvariant: Record<string, number>;
+	/** The named exceptions' details, as counted. */
+	counted: string[];
 }
 
 function argument(name: string): string | undefined {
@@ -36,53 +42,71 @@ function argument(name: string): string | undefined {
 	return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
+function printWorld(world: World, violations: Violation[], config: string, decisions: string[] = []) {
+	console.log(`\n${config}\n  ${violations.length ? violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n  ') : 'all promises kept'}`);
+	for (const step of world.steps) console.log(`  ${String(step.at - 1_700_000_000_000).padStart(7)} ms  ${step.what}`);
+	for (const decision of decisions) console.log(`  user: ${decision}`);
+}
+
 async function main() {
 	const schedules = Number(argument('schedules') ?? 200);
-	const first = Number(argument('seed') ?? 1);
-	const options: ScheduleOptions = { breakTiming: process.argv.includes('--break-timing'), trace: process.argv.includes('--trace') };
+	const seed = Number(argument('seed') ?? 1);
+	const options: ScheduleOptions = {};
 	if (argument('processes')) options.processes = Number(argument('processes'));
 	if (argument('operation')) options.operation = argument('operation') as ScheduleOptions['operation'];
+	const trace = process.argv.includes('--trace');
+	if (trace) traceStoreSteps();
 	const verbose = process.argv.includes('--verbose');
-	if (options.trace) traceStoreSteps();
 	const code = argument('code');
 	if (code) useCodeFrom(extract(code));
-	const report = argument('report');
-	if (report && !reports[Number(report)]) throw new Error(`No report ${report}: 1 to ${Object.keys(reports).length}`);
-	const run = report
-		? async (seed: number) => ({ ...(await reports[Number(report)].run(seed)), config: `report ${report}: ${reports[Number(report)].title}`, timingBroken: false })
-		: async (seed: number) => await runSchedule(seed, options);
-
 	const started = Date.now();
 	const summary: Summary = { schedules, seconds: 0, failed: [], byInvariant: {}, counted: [] };
-	for (let seed = first; seed < first + schedules; seed++) {
-		const result = await run(seed);
-		const processes = result.world.processCount;
-		const failures = result.violations.filter((violation) => breaksPromise(violation, processes));
-		for (const violation of result.violations) (summary.byInvariant[violation.invariant] ??= []).push(seed);
-		const counted = result.violations.filter((violation) => TOLERATED_WITH_CAUSE.includes(violation.invariant));
-		if (counted.length > 0) summary.counted.push({ seed, details: counted.map((violation) => violation.detail) });
-		if (failures.length > 0) summary.failed.push({ seed, config: result.config, processes, timingBroken: result.timingBroken, violations: result.violations });
-		if ((failures.length > 0 && summary.failed.length <= 5) || verbose) {
-			console.log(`\nseed ${seed} (${result.config}): ${result.violations.length ? result.violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n  ') : 'all promises kept'}`);
-			for (const step of result.world.steps) console.log(`  ${String(step.at - 1_700_000_000_000).padStart(6)} ms  ${step.what}`);
+	const count = (violations: Violation[]) => {
+		for (const kind of new Set(violations.map((violation) => violation.invariant))) summary.byInvariant[kind] = (summary.byInvariant[kind] ?? 0) + 1;
+		summary.counted.push(...violations.filter((violation) => NAMED_EXCEPTIONS.includes(violation.invariant)).map((violation) => `${violation.invariant}: ${violation.detail}`));
+	};
+
+	const report = argument('report');
+	if (report) {
+		const script = reports[report];
+		if (!script) throw new Error(`No report ${report}: ${Object.keys(reports).join(', ')}`);
+		for (let run = seed; run < seed + schedules; run++) {
+			const result = await script.run(run);
+			count(result.violations);
+			const broken = result.violations.filter(breaksPromise);
+			if (broken.length > 0) summary.failed.push({ seed: run, config: `report ${report}: ${script.title}`, violations: result.violations });
+			if ((broken.length > 0 && summary.failed.length <= 3) || verbose) printWorld(result.world, result.violations, `report ${report} seed ${run}: ${script.title}`, result.decisions);
+		}
+	} else {
+		const property = fc.asyncProperty(scheduleArbitrary(options), async (schedule) => {
+			const result = await runSchedule(schedule, { trace });
+			count(result.violations);
+			if (verbose) printWorld(result.world, result.violations, result.config, result.user.decisions);
+			const broken = result.violations.filter(breaksPromise);
+			if (broken.length > 0) throw new Error(broken.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n'));
+		});
+		const replay = argument('path');
+		const found = await fc.check(property, { seed, numRuns: schedules, ...(replay ? { path: replay } : {}), endOnFailure: false });
+		if (found.failed && found.counterexample) {
+			const [schedule] = found.counterexample;
+			const result = await runSchedule(schedule, { trace });
+			summary.failed.push({ seed: found.seed, path: found.counterexamplePath ?? undefined, config: result.config, violations: result.violations });
+			printWorld(result.world, result.violations, `seed ${found.seed}, path ${found.counterexamplePath} (replay: npm run simulate -- --seed ${found.seed} --path ${found.counterexamplePath} --schedules 1), shrunk ${found.numShrinks} times: ${result.config}`, result.user.decisions);
 		}
 	}
 	summary.seconds = Math.round((Date.now() - started) / 100) / 10;
-	console.log(`\n${schedules} schedules from seed ${first} in ${summary.seconds} s: ${summary.failed.length} broke a promise`);
-	for (const [invariant, seeds] of Object.entries(summary.byInvariant)) {
-		const tolerated = TOLERATED_WITH_CAUSE.includes(invariant as Violation['invariant']) ? ' (counted with its cause)' : TOLERATED_ACROSS_PROCESSES.includes(invariant as Violation['invariant']) ? ' (tolerated across processes)' : '';
-		console.log(`  ${invariant}${tolerated}: ${seeds.length} (seeds ${seeds.slice(0, 12).join(', ')}${seeds.length > 12 ? ', …' : ''})`);
-	}
+	console.log(`\n${schedules} ${report ? `runs of report ${report}` : 'schedules'} from seed ${seed} in ${summary.seconds} s: ${summary.failed.length > 0 ? 'a promise broken' : 'no promise broken'}`);
+	for (const [invariant, times] of Object.entries(summary.byInvariant)) console.log(`  ${invariant}${NAMED_EXCEPTIONS.includes(invariant as Violation['invariant']) ? ' (named exception, counted)' : ''}: in ${times} schedule(s)`);
 	if (process.argv.includes('--json')) console.log(JSON.stringify(summary));
 	process.exitCode = summary.failed.length > 0 ? 1 : 0;
 }
 
-/** The node's code of a git revision, in a folder of its own (for a run against an earlier record). */
+/** The package's code of a git revision, in a folder of its own (for a run against an earlier revision). */
 function extract(revision: string): string {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-sim-code-'));
 	const archive = execFileSync('git', ['archive', revision, 'nodes', 'credentials'], { cwd: path.resolve(__dirname, '..', '..'), maxBuffer: 64 * 1024 * 1024 });
 	execFileSync('tar', ['-x', '-C', folder], { input: archive });
-	console.log(`the node's code of ${revision}, from ${folder}`);
+	console.log(`the package's code of ${revision}, from ${folder}`);
 	return folder;
 }
 

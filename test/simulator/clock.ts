@@ -33,13 +33,17 @@ export class VirtualClock {
 	install() {
 		if (this.installed) return;
 		this.installed = true;
-		globalThis.setTimeout = ((fire: () => void, ms = 0) => this.after(Number(ms) || 0, fire)) as unknown as typeof setTimeout;
+		globalThis.setTimeout = ((fire: (...args: unknown[]) => void, ms = 0, ...args: unknown[]) => {
+			const event = this.after(Number(ms) || 0, () => fire(...args));
+			// Node's timer handle: code that unrefs its timers (n8n's engine) gets the same object back.
+			return Object.assign(event, { unref: () => event, ref: () => event, hasRef: () => true });
+		}) as unknown as typeof setTimeout;
 		globalThis.clearTimeout = ((event?: Event) => {
 			if (event && typeof event === 'object') event.cancelled = true;
 		}) as unknown as typeof clearTimeout;
-		globalThis.setInterval = (() => {
-			throw new Error('setInterval is not simulated');
-		}) as unknown as typeof setInterval;
+		// n8n's engine keeps housekeeping intervals (idle SSH connections): in a simulated world they never fire.
+		globalThis.setInterval = (() => ({ unref() {}, ref() {} })) as unknown as typeof setInterval;
+		globalThis.clearInterval = (() => undefined) as unknown as typeof clearInterval;
 		Date.now = () => this.now;
 	}
 

@@ -1,191 +1,279 @@
 /**
  * What the node promises (docs/safety.md), checked against the service's ledger after a schedule.
- * Written from the promises, not from the node's code (Jepsen's way): each names the one thing
- * the ledger must show.
+ * Written from the promises over payouts, what the user meant (a payee and an amount), not over
+ * Transfer IDs: a payout paid again under a new Transfer ID the node asked for is paid twice.
+ * Each names the one thing the ledger must show (Jepsen's way).
  *
- * - paidOnce: no Transfer ID is paid twice (under the stated timing assumption across processes).
- * - paidOnlyWherePaid: a row reads ALREADY_SUBMITTED only where the ledger holds a paid transfer
- *   of its Transfer ID with its values (SUCCESS and PENDING are the service's own answers).
- * - doubtOnlyWithCause: a row reads UNKNOWN only where a request of its Transfer ID had no clear
- *   answer (lost, timed out, a 5xx) or was under way (another execution was sending it), or its
- *   process crashed with the row claimed: a row never sent, or clearly refused, is never in doubt.
- * - dryRunsWriteNothing: a Dry Run sends nothing and no database call is made while only dry runs
- *   run in a process (checked where the schedule allows: dryRunOnly).
- * - settledInTheEnd: after the user settled as the node said, every wanted payout is paid, once.
- * - paidStaysPaid: once the node reported a row paid (SUCCESS, PENDING, ALREADY_SUBMITTED) in a run
- *   that ended with its answers written, every later run of it with the same values, in any
- *   process, reads ALREADY_SUBMITTED: never in doubt, never refused, never sent as new (the chaos
- *   run found a row settled paid read UNKNOWN again when a later re-send met a fault). Three causes
- *   are counted, not failed (`paidEvidenceLost`): n8n crashed while a later run had the row claimed
- *   (that claim's "no clear answer" mark stays: in doubt); another run had it claimed at the time
- *   (in doubt, as "another execution is sending it"); across processes, a stale write of the row
- *   lost the paid answer's mark (ALREADY_EXISTS). Each reads as not known to be paid, never as
- *   paid where it was not, and nothing is sent twice: the dashboard settles it.
+ * - paidOnce: every payout is paid at most once, whatever the user did on the node's words.
+ * - paidAsMeant: what the service booked for a payout is its amount, exactly.
+ * - paidOnlyWherePaid: SUCCESS and PENDING only on this execution's own booked request;
+ *   ALREADY_SUBMITTED only where the ledger held a paid booking of the row's Transfer ID for this
+ *   payout by then, or the user mapped the dashboard's paid word to it.
+ * - noMoneyWhereNoneSaid: ERROR, HELD, a Dry Run and "not sent" only where no request of this
+ *   execution for the payout was booked; ERROR "it can never be paid under this Transfer ID" only
+ *   where the ledger has no paid booking of it for this payout.
+ * - doubtOnlyWithCause: UNKNOWN only where a request of the payout under its Transfer ID had no clear
+ *   answer by then, or was on its way; a row never sent is never in doubt, but for the named
+ *   exception `claimedAtCrash` (its claim written, and n8n killed before the request went out).
+ * - paidStaysPaid: once the node reported a payout paid under a Transfer ID in an execution that
+ *   ended with its answers written, every later run of it under that Transfer ID reads
+ *   ALREADY_SUBMITTED; named exceptions, counted: `askedAtCrash` (n8n killed while a later run was
+ *   looking the row up: it reads in doubt), `acrossProcesses` (queue mode: another worker's write
+ *   of the record lost this one's).
+ * - noRowBlocked: a run sends every row that needs no person; a row that does (in doubt, held by
+ *   the service) never keeps the others from going out. Named exception: `serviceDown` (the run
+ *   stopped sending after several rows in a row had no answer at all, or the service refused the
+ *   whole account, and said so).
+ * - dryRunsWriteNothing: a Dry Run sends nothing and writes nothing to n8n's database.
+ * - settledInTheEnd: after the user followed the node's words to the end, every payout wanted is paid.
  */
 import type { ExecutionRecord, Row, RowOutcome, World } from './world';
+import { PayoutsServiceModel } from './service';
+import { nextStepOf } from './user';
+
+export type Invariant =
+	| 'paidOnce'
+	| 'paidAsMeant'
+	| 'paidOnlyWherePaid'
+	| 'noMoneyWhereNoneSaid'
+	| 'doubtOnlyWithCause'
+	| 'paidStaysPaid'
+	| 'dryRunsWriteNothing'
+	| 'noRowBlocked'
+	| 'settledInTheEnd'
+	// Named exceptions: counted with their cause, not failures.
+	| 'claimedAtCrash'
+	| 'askedAtCrash'
+	| 'acrossProcesses'
+	| 'serviceDown';
 
 export interface Violation {
-	invariant: 'paidOnce' | 'paidOnlyWherePaid' | 'doubtOnlyWithCause' | 'dryRunsWriteNothing' | 'settledInTheEnd' | 'paidStaysPaid' | 'paidEvidenceLost' | 'forgetLostAcrossProcesses';
+	invariant: Invariant;
 	detail: string;
 }
 
-/**
- * What the store's missing lock may cost across processes, and only there: a forget that another
- * worker's call wrote back, or that another worker read before it landed, reads in doubt (never
- * paid, never sent again): a paid answer's, a refused request's where the service guards, a row
- * asked with other values than its Transfer ID was sent with. Counted, not a failure. (Where the
- * node guards, a refused or never-sent request is marked free, not forgotten: in doubt there is a
- * failure.)
- */
-export const TOLERATED_ACROSS_PROCESSES: ReadonlyArray<Violation['invariant']> = ['forgetLostAcrossProcesses'];
+/** Counted with their cause (docs/safety.md says what each costs), not failures. */
+export const NAMED_EXCEPTIONS: ReadonlyArray<Invariant> = ['claimedAtCrash', 'askedAtCrash', 'acrossProcesses', 'serviceDown'];
 
-/** Counted with its cause (paidStaysPaid above), in any number of processes: not a failure. */
-export const TOLERATED_WITH_CAUSE: ReadonlyArray<Violation['invariant']> = ['paidEvidenceLost'];
+export const breaksPromise = (violation: Violation) => !NAMED_EXCEPTIONS.includes(violation.invariant);
 
-/** Whether a schedule's violation breaks a promise (else it is counted only). */
-export const breaksPromise = (violation: Violation, processes: number) => !TOLERATED_WITH_CAUSE.includes(violation.invariant) && !(TOLERATED_ACROSS_PROCESSES.includes(violation.invariant) && processes > 1);
-
-/**
- * Where the service guards, a run ends before its record's last writes (an answer's "paid"), which
- * follow within a store call or two: a crash in that moment leaves the row in doubt, as a crash
- * during the run does.
- */
+/** How long after a run ends its record's last writes may still be going out (a crash then loses them). */
 const WRITE_BEHIND_MS = 500;
-
-export function check(world: World, { timingBroken }: { timingBroken: boolean }): Violation[] {
-	const violations: Violation[] = [];
-	const { service } = world;
-	const byTransferId = new Map<string, number>();
-	for (const booking of service.bookings) if (booking.status !== 'FAILED') byTransferId.set(booking.transferId, (byTransferId.get(booking.transferId) ?? 0) + 1);
-	for (const [transferId, count] of byTransferId) {
-		if (count > 1) violations.push({ invariant: 'paidOnce', detail: `${transferId} paid ${count} times${timingBroken ? ' (a database call outlasted the wait)' : ''}` });
-	}
-
-	// Executions their process crashed in, or just after, before the answers they had were written; their rows.
-	const unwritten = new Set<ExecutionRecord>();
-	const crashedRows = new Map<string, number>();
-	for (const execution of world.executions) {
-		if (execution.dryRun && service.attempted.some((attempt) => attempt.execution === execution.id)) {
-			violations.push({ invariant: 'dryRunsWriteNothing', detail: `dry run ${execution.id} sent a request` });
-		}
-		const crashedAt = crashOf(world, execution);
-		const writingStill = crashedAt !== undefined && execution.endedAt !== undefined && crashedAt - execution.endedAt <= WRITE_BEHIND_MS;
-		if ((execution.crashed || writingStill) && !execution.dryRun) {
-			unwritten.add(execution);
-			for (const row of execution.rows) crashedRows.set(row.key, (crashedRows.get(row.key) ?? 0) + 1);
-		}
-	}
-
-	const lostForgets = new Set<string>();
-	for (const execution of world.executions) {
-		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
-			const row = execution.rows[index];
-			const at = execution.endedAt ?? world.clock.now;
-			if (outcome.status === 'ALREADY_SUBMITTED') {
-				const paid = service.bookings.filter((booking) => booking.transferId === outcome.transferId && booking.status !== 'FAILED' && booking.at <= at);
-				if (!paid.some((booking) => booking.amount === Number(row.amount) && booking.to === row.to)) {
-					violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${row.key} (${outcome.transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, outcome.transferId)}` });
-				}
-			}
-			if (outcome.status === 'UNKNOWN' && !doubtHasCause(world, execution, outcome, row, at) && !crashedRows.has(row.key)) {
-				const sentWith = service.attempted.filter((attempt) => attempt.transferId === outcome.transferId && attempt.at <= at).map((attempt) => Number(attempt.body.amount));
-				const paidWithTheseValues = service.bookings.some((booking) => booking.transferId === outcome.transferId && booking.status !== 'FAILED' && booking.amount === Number(row.amount) && booking.at <= at);
-				const forgetLost = paidWithTheseValues || world.settings.operation === 'standardTransfer' || (sentWith.length > 0 && !sentWith.includes(Number(row.amount)));
-				if (forgetLost && world.processCount > 1) lostForgets.add(`${execution.id} ${index}`);
-				violations.push({
-					invariant: forgetLost && world.processCount > 1 ? 'forgetLostAcrossProcesses' : 'doubtOnlyWithCause',
-					detail: `${execution.id}: ${row.key} (${outcome.transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, outcome.transferId)}`,
-				});
-			}
-		}
-	}
-
-	violations.push(...paidStaysPaid(world, unwritten, lostForgets));
-
-	for (const row of world.leftUnsettled ?? []) {
-		violations.push({ invariant: 'settledInTheEnd', detail: `${row.key} still not paid after the user's six rounds (last: ${lastOutcome(world, row.key)})` });
-	}
-	return violations;
-}
-
-/**
- * Whether a request of the row's Transfer ID had no clear answer by then, or was under way: sent
- * and not yet answered, or possibly about to be sent by another execution that was running then
- * with the row ("another execution is sending it right now": its claim may have been held).
- */
-function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOutcome, row: Row, at: number): boolean {
-	const unanswered = world.service.attempted.some((attempt) => attempt.transferId === outcome.transferId && attempt.at <= at && (attempt.answered === 'none' || (attempt.settledAt ?? Infinity) > at));
-	// When in the execution the row was looked up is not known: any overlap counts.
-	const sendingElsewhere = world.executions.some(
-		(other) => other !== execution && !other.dryRun && other.startedAt <= at && (other.endedAt ?? Infinity) >= execution.startedAt && other.rows.some((candidate) => candidate.key === row.key),
-	);
-	return unanswered || sendingElsewhere;
-}
 
 const PAID = ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'];
 
-/** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid with these values. */
-function paidStaysPaid(world: World, unwritten: Set<ExecutionRecord>, forgetLost: Set<string>): Violation[] {
-	/** Per key and amount, when the node first reported it paid (the run's start, and its answers written by). */
-	const reportedPaid = new Map<string, { from: number; writtenBy: number }>();
-	for (const execution of world.executions) {
-		if (execution.dryRun || execution.endedAt === undefined || unwritten.has(execution)) continue;
-		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
-			const id = `${execution.rows[index].key} ${Number(execution.rows[index].amount)}`;
-			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
-			if (PAID.includes(outcome.status) && writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy });
+export function check(world: World): Violation[] {
+	const violations: Violation[] = [];
+	const { service } = world;
+	const payoutOfAccount = new Map([...world.payouts.values()].map((payout) => [payout.to, payout]));
+
+	// Pay Again on Every Run: every run is a new payment, as the user chose; one run pays each row once (Retry On Fail, a retry branch).
+	const executionOf = (booking: (typeof service.bookings)[number]) => world.attempts.find((attempt) => attempt.id === booking.attempt)?.execution;
+	const perRun = world.workflow.keyMode === 'payEveryRun';
+	for (const payout of world.payouts.values()) {
+		const paid = service.bookings.filter((booking) => booking.to === payout.to && booking.status !== 'FAILED');
+		const groups = new Map<string, typeof paid>();
+		for (const booking of paid) {
+			const group = perRun ? String(executionOf(booking)) : '';
+			groups.set(group, [...(groups.get(group) ?? []), booking]);
+		}
+		for (const [group, bookings] of groups) {
+			if (bookings.length > 1) violations.push({ invariant: 'paidOnce', detail: `payout ${payout.id}${group ? ` in ${group}` : ''} paid ${bookings.length} times: ${bookings.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}` });
 		}
 	}
-	/** An earlier run of the row whose process crashed with it claimed (or its answers unwritten), after the paid run began. */
-	const claimedAtACrash = (execution: ExecutionRecord, key: string, after: number) =>
-		[...unwritten].some((other) => other !== execution && other.startedAt < execution.startedAt && (crashOf(world, other) ?? -Infinity) >= after && other.rows.some((row) => row.key === key));
-	/** Another run of the row under way, or writing its answers still, during this one. */
-	const claimedElsewhere = (execution: ExecutionRecord, key: string) =>
-		world.executions.some((other) => other !== execution && !other.dryRun && other.rows.some((row) => row.key === key) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) + WRITE_BEHIND_MS >= execution.startedAt);
+	for (const booking of service.bookings) {
+		const payout = payoutOfAccount.get(booking.to);
+		if (payout && Number(payout.amount) !== booking.amount) violations.push({ invariant: 'paidAsMeant', detail: `payout ${payout.id} of ${payout.amount} booked as ${booking.amount} (${booking.transferId})` });
+	}
+
+	const crashOf = (execution: ExecutionRecord) => world.processes.get(execution.process)?.crashedAt;
+	/** Executions whose process died before their record's writes were done. */
+	const unwritten = (execution: ExecutionRecord) => {
+		const crashedAt = crashOf(execution);
+		return crashedAt !== undefined && (execution.crashed === true || (execution.endedAt !== undefined && crashedAt - execution.endedAt <= WRITE_BEHIND_MS));
+	};
+
+	for (const execution of world.executions) {
+		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
+		if (execution.dryRun && mine.length > 0) violations.push({ invariant: 'dryRunsWriteNothing', detail: `dry run ${execution.id} sent ${mine.length} request(s)` });
+		for (const outcome of execution.outcomes) {
+			const at = execution.endedAt ?? world.clock.now;
+			const payout = world.payouts.get(outcome.row.payout);
+			const transferId = outcome.transferId ?? outcome.row.key;
+			const bookedHere = mine.some((attempt) => attempt.booked && attempt.body && payoutOf(attempt.body) === payout?.to);
+			const paidByThen = service.bookings.some((booking) => booking.transferId === transferId && booking.to === payout?.to && PayoutsServiceModel.paidAt(booking, at));
+			switch (outcome.status) {
+				case 'SUCCESS':
+				case 'PENDING':
+					if (!bookedHere && !execution.dryRun) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} without a booked request of this execution (${transferId})` });
+					break;
+				case 'ALREADY_SUBMITTED': {
+					const saidPaid = outcome.row.dashboardStatus === 'SUCCESS' || outcome.row.dashboardStatus === 'PENDING';
+					// "This node holds a paid answer (SUCCESS or PENDING)": a PENDING booking may fail at the bank later.
+					const answeredPaid = world.attempts.some((attempt) => attempt.transferId === transferId && payoutOf(attempt.body) === payout?.to && attempt.answered === 'paid' && (attempt.settledAt ?? Infinity) <= at);
+					if (!paidByThen && !saidPaid && !answeredPaid) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, transferId)}` });
+					break;
+				}
+				case 'ERROR':
+				case 'HELD':
+				case 'DRY_RUN':
+					if (bookedHere) violations.push({ invariant: 'noMoneyWhereNoneSaid', detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) but this execution's request was booked` });
+					if (outcome.status === 'ERROR' && nextStepOf(outcome) === 'newTransferId' && paidByThen) violations.push({ invariant: 'noMoneyWhereNoneSaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) told to pay under a new Transfer ID, but the ledger holds it paid: ${describe(world, transferId)}` });
+					break;
+				case 'UNKNOWN':
+					if (!doubtHasCause(world, execution, outcome, at)) {
+						const claimedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt <= at && other.rows.some((row) => row.payout === outcome.row.payout));
+						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : staleWriteLost(world, transferId, execution.startedAt) ? 'acrossProcesses' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
+					}
+					break;
+			}
+		}
+	}
+
+	violations.push(...paidStaysPaid(world, unwritten));
+	violations.push(...noRowBlocked(world));
+	for (const row of world.leftUnsettled) violations.push({ invariant: 'settledInTheEnd', detail: `${row.payout} (${row.key}) still not paid after the user followed every word (last: ${lastOutcome(world, row.payout)})` });
+	return violations;
+}
+
+/** The account a request pays into: whose payout it is. */
+function payoutOf(body: Record<string, unknown>): string {
+	return String(body.rechargeAccount ?? body.beneId ?? body.token ?? '');
+}
+
+/**
+ * Queue mode: n8n's store has no lock, so another worker's call that read the row before a write
+ * of this Transfer ID's marks and wrote the row back after it undid that write (the writer makes
+ * its state again a settling window later, record/journal.ts, but a later stale write can undo that
+ * too). Named exception `acrossProcesses`: the last write of the Transfer ID's marks before the run
+ * was overlapped so by another process's call.
+ */
+function staleWriteLost(world: World, transferId: string, before: number): boolean {
+	if (world.processCount < 2) return false;
+	return overlappedWrites(world).some((write) => (write.wroteAt as number) < before && write.values.some((mark) => mark.includes(`:${transferId}:`) || mark === `id:${transferId}`));
+}
+
+/** The writes another process's call overlapped (read before, wrote after): worked out once per world. */
+const overlapped = new WeakMap<World, World['calls']>();
+function overlappedWrites(world: World): World['calls'] {
+	const known = overlapped.get(world);
+	if (known) return known;
+	const name = (process: string | undefined) => String(process).split('#')[0];
+	const writes = world.calls.filter((call) => call.kind !== 'count' && call.readAt !== undefined && call.wroteAt !== undefined).sort((a, b) => (a.readAt as number) - (b.readAt as number));
+	const found = writes.filter((write) => writes.some((other) => (other.readAt as number) <= (write.wroteAt as number) && (other.wroteAt as number) > (write.wroteAt as number) && name(other.by) !== name(write.by)));
+	overlapped.set(world, found);
+	return found;
+}
+
+/**
+ * Queue mode: a process that wrote the Transfer ID's state died before it made that state again
+ * (record/journal.ts: five times its slowest recent call, at least 0.25 s, and again four times
+ * that: about a second and a half at the simulator's slowest calls).
+ */
+const WRITER_SETTLING_MS = 1_500;
+function writerDiedSettling(world: World, transferId: string): boolean {
+	if (world.processCount < 2) return false;
+	return world.executions.some((execution) => {
+		const crashedAt = world.processes.get(execution.process)?.crashedAt;
+		const wrote = execution.outcomes.some((outcome) => (outcome.transferId ?? outcome.row.key) === transferId) || world.attempts.some((attempt) => attempt.execution === execution.id && attempt.transferId === transferId);
+		return wrote && crashedAt !== undefined && execution.endedAt !== undefined && crashedAt >= execution.endedAt && crashedAt - execution.endedAt <= WRITER_SETTLING_MS;
+	});
+}
+
+/** Queue mode: two workers sent the same transfer at once, one without a clear answer; its "no clear answer", made again, outweighs the other's paid answer. */
+function sentOnTwoWorkers(world: World, transferId: string): boolean {
+	const name = (process: string) => process.split('#')[0];
+	const mine = world.attempts.filter((attempt) => attempt.transferId === transferId);
+	return mine.some((unanswered) => unanswered.answered === 'none' && mine.some((other) => name(other.by) !== name(unanswered.by) && other.at <= (unanswered.settledAt ?? Infinity) && (other.settledAt ?? Infinity) >= unanswered.at));
+}
+
+/** Queue mode: another worker ran the same payout at the same time (its lookup records "no clear answer" for a moment). */
+function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: string): boolean {
+	const name = (process: string) => process.split('#')[0];
+	return world.processCount > 1 && world.executions.some((other) => other !== execution && !other.dryRun && name(other.process) !== name(execution.process) && other.rows.some((row) => row.payout === payout) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) >= execution.startedAt);
+}
+
+/** A request of the payout under this Transfer ID had no clear answer by then, or was on its way (another execution sending it). */
+function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOutcome, at: number): boolean {
+	const to = world.payouts.get(outcome.row.payout)?.to;
+	const transferId = outcome.transferId ?? outcome.row.key;
+	const unanswered = world.attempts.some((attempt) => attempt.transferId === transferId && payoutOf(attempt.body) === to && attempt.at <= at && (attempt.answered === 'none' || (attempt.settledAt ?? Infinity) > at));
+	const sendingElsewhere = world.executions.some((other) => other !== execution && !other.dryRun && other.startedAt <= at && (other.endedAt ?? Infinity) >= execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
+	return unanswered || sendingElsewhere;
+}
+
+/** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid under that Transfer ID. */
+function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => boolean): Violation[] {
+	const reportedPaid = new Map<string, { from: number; writtenBy: number; node: string }>();
+	for (const execution of world.executions) {
+		if (execution.dryRun || execution.endedAt === undefined || unwritten(execution)) continue;
+		for (const outcome of execution.outcomes) {
+			if (!PAID.includes(outcome.status)) continue;
+			const id = `${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`;
+			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
+			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy, node: outcome.node });
+		}
+	}
 	const violations: Violation[] = [];
 	for (const execution of world.executions) {
 		if (execution.dryRun) continue;
-		for (const [index, outcome] of (execution.outcomes ?? []).entries()) {
-			const row = execution.rows[index];
-			const paid = reportedPaid.get(`${row.key} ${Number(row.amount)}`);
-			if (paid === undefined || execution.startedAt <= paid.writtenBy || outcome.status === 'ALREADY_SUBMITTED') continue;
-			// Stop came before the run looked at the row ("Not sent"), or a lost forget read it in doubt (counted there).
-			if ((execution.stoppedAt !== undefined && outcome.status === 'ERROR') || forgetLost.has(`${execution.id} ${index}`)) continue;
-			const cause = claimedAtACrash(execution, row.key, paid.from)
-				? 'n8n crashed while a later run had it claimed'
-				: outcome.status === 'UNKNOWN' && claimedElsewhere(execution, row.key)
-					? 'another run had it claimed at the time'
-					: world.processCount > 1 && outcome.status === 'ALREADY_EXISTS'
-						? 'a stale write across processes lost its mark'
-						: undefined;
+		for (const outcome of execution.outcomes) {
+			const paid = reportedPaid.get(`${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`);
+			if (!paid || execution.startedAt <= paid.writtenBy || outcome.status === 'ALREADY_SUBMITTED' || outcome.status === 'DRY_RUN') continue;
+			// Stop before the run reached the row: "Not sent", true.
+			if (execution.stoppedAt !== undefined && outcome.status === 'ERROR' && /stopped/i.test(outcome.message ?? '')) continue;
+			const askedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt >= paid.from && other.startedAt < execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
+			const id = outcome.transferId ?? outcome.row.key;
+			const elsewhere = staleWriteLost(world, id, execution.startedAt) || lookedUpElsewhere(world, execution, outcome.row.payout) || writerDiedSettling(world, id) || sentOnTwoWorkers(world, id);
 			violations.push({
-				invariant: cause ? 'paidEvidenceLost' : 'paidStaysPaid',
-				detail: `${execution.id}: ${row.key} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid${cause ? ` (${cause})` : ''}; its requests: ${attemptsOf(world, outcome.transferId)}`,
+				invariant: askedAtCrash ? 'askedAtCrash' : elsewhere ? 'acrossProcesses' : 'paidStaysPaid',
+				detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid; its requests: ${attemptsOf(world, outcome.transferId ?? outcome.row.key)}`,
 			});
 		}
 	}
 	return violations;
 }
 
-/** When the process an execution ran in crashed, if it did. */
-function crashOf(world: World, execution: ExecutionRecord): number | undefined {
-	return world.processes.get(execution.process)?.crashedAt;
+/** Rows of an ended run that were neither sent nor answered for themselves: something else kept them back. */
+function noRowBlocked(world: World): Violation[] {
+	const violations: Violation[] = [];
+	for (const execution of world.executions) {
+		// A batch with an invalid row is refused whole, before the first request (a promise of its own: a bad row moves no money).
+		if (execution.dryRun || execution.endedAt === undefined || execution.crashed || execution.stoppedAt !== undefined || execution.error?.nothingSent) continue;
+		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
+		// Execute Once: n8n hands the node the first row only.
+		const reached = world.workflow.pay.settings.executeOnce ? execution.rows.slice(0, 1) : execution.rows;
+		const blocked = reached.filter((row, index) => {
+			const to = world.payouts.get(row.payout)?.to;
+			if (mine.some((attempt) => payoutOf(attempt.body) === to)) return false;
+			if (execution.outcomes.some((outcome) => outcome.row === row) || execution.claimAnswers.some((claimed) => claimed.row === row)) return false;
+			return execution.error?.itemIndex !== index;
+		});
+		if (blocked.length === 0) continue;
+		// The service looked down (rows in a row without an answer), or refused the whole account: the run said so and stopped.
+		const down = mine.length >= 3 && mine.slice(-3).every((attempt) => attempt.answered === 'none');
+		const account = /balance|token|not enabled|whitelist/i.test(`${execution.error?.message ?? ''} ${execution.outcomes.map((outcome) => outcome.message).join(' ')}`);
+		violations.push({ invariant: down || account ? 'serviceDown' : 'noRowBlocked', detail: `${execution.id}: ${blocked.length} of ${execution.rows.length} rows neither sent nor answered (${blocked.slice(0, 5).map((row) => row.payout).join(', ')}${blocked.length > 5 ? ', …' : ''}); the run ended ${execution.error ? `with ${execution.error.message}` : 'without an error'}` });
+	}
+	return violations;
 }
 
-function describe(world: World, transferId: string | undefined): string {
+function describe(world: World, transferId: string): string {
 	const bookings = world.service.bookings.filter((booking) => booking.transferId === transferId);
 	return bookings.length === 0 ? 'nothing' : bookings.map((booking) => `${booking.amount} to ${booking.to} ${booking.status}`).join(', ');
 }
 
-function attemptsOf(world: World, transferId: string | undefined): string {
-	const attempts = world.service.attempted.filter((attempt) => attempt.transferId === transferId);
-	return attempts.length === 0 ? 'none' : attempts.map((attempt) => `${attempt.execution}@${attempt.at - 1_700_000_000_000} ${attempt.fault}→${attempt.answered}`).join(', ');
+function attemptsOf(world: World, transferId: string): string {
+	const attempts = world.attempts.filter((attempt) => attempt.transferId === transferId);
+	return attempts.length === 0 ? 'none' : attempts.map((attempt) => `${attempt.execution}@${attempt.at - 1_700_000_000_000} ${attempt.fault}→${attempt.booked ? 'booked' : attempt.arrived ? 'refused' : 'lost'}/${attempt.answered}`).join(', ');
 }
 
-function lastOutcome(world: World, key: string): string {
+function lastOutcome(world: World, payout: string): string {
 	for (const execution of [...world.executions].reverse()) {
-		const outcome = execution.outcomes?.find((candidate) => candidate.key === key);
+		const outcome = [...execution.outcomes].reverse().find((candidate) => candidate.row.payout === payout);
 		if (outcome) return `${outcome.status}: ${outcome.message ?? ''}`;
 	}
 	return 'none';
 }
+
+export type { Row };

@@ -1,186 +1,236 @@
 /**
- * One seeded schedule of the simulator: a world (world.ts) with one or more n8n processes, a few
- * transfers and what users and n8n do around the node (batches, events delivered again, at once
- * or later, on another worker, Dry Runs, Stop, settling from the dashboard, crashes), every
- * database step, request and answer ordered by the seed. Then the user settles what is left, as
- * the node's words say (a fresh dashboard export for rows in doubt), and the invariants are
- * checked against the service's ledger (invariants.ts).
+ * The simulator's random schedules, as fast-check properties: a world (world.ts) whose workflow the
+ * user built from the node's own description (settings.ts: every option of the Options collection,
+ * Retry On Fail, On Error, a retry branch with a second node), a few payouts, and a list of what
+ * users and n8n do around the node (batches, events delivered again, at once or later, on another
+ * worker, Dry Runs, Stop, crashes, n8n's Retry of a failed execution, the user following the node's
+ * words as they come); then the user follows the words to the end with the faults gone, and the
+ * invariants (invariants.ts) are checked against the ledger. A schedule that breaks a promise
+ * shrinks to the shortest one that still does (fewer actions, fewer options), and replays from
+ * fast-check's seed and path.
  */
+import fc from 'fast-check';
+
 import { check } from './invariants';
 import type { Violation } from './invariants';
-import type { Fault } from './service';
-import type { NodeSettings, Row, Timing } from './world';
+import type { Operation, Verdict } from './service';
+import { setupArbitrary } from './settings';
+import type { NodeSetup } from './settings';
+import { User } from './user';
+import type { Fault, KeyMode, Row, Timing, WorkflowSetup } from './world';
 import { Random, World } from './world';
 
-export interface ScheduleOptions {
-	/** Some database calls take far longer than the node's measured wait: the queue-mode bet lost on purpose. */
-	breakTiming?: boolean;
-	/** Force the number of n8n processes (1: regular mode). */
-	processes?: number;
-	operation?: NodeSettings['operation'];
-	/** Every database step in the log. */
-	trace?: boolean;
+/** What a user or n8n does, at `at` ms after the previous action. */
+export type Action =
+	| { kind: 'batch'; payouts: number[]; process: number; at: number; dryRun: boolean; stopAfter?: number }
+	| { kind: 'event'; payout: number; process: number; at: number; again?: { process: number; after: number } }
+	| { kind: 'crash'; process: number; at: number; restartAfter: number }
+	| { kind: 'follow'; at: number }
+	| { kind: 'retry'; at: number };
+
+export interface Schedule {
+	seed: number;
+	processes: number;
+	workflow: WorkflowSetup;
+	/** Each payout's amount as the user's sheet holds it. */
+	amounts: string[];
+	faultRate: number;
+	/** How often the service refuses, or answers pending, a transfer request. */
+	refuseRate: number;
+	pendingRate: number;
+	actions: Action[];
 }
 
-export interface ScheduleResult {
-	seed: number;
-	config: string;
-	violations: Violation[];
-	world: World;
-	/** Whether a database call outlasted the node's shortest wait (the timing assumption broken). */
-	timingBroken: boolean;
+export interface ScheduleOptions {
+	operation?: Operation;
+	processes?: number;
 }
 
 const FAULTS: Array<[Fault, number]> = [
 	['lostAfter', 3],
-	['lostBefore', 1],
+	['lostBefore', 2],
 	['error5xxAfter', 1],
 	['error5xxBefore', 1],
-	['refuse', 3],
-	['failsLater', 1],
+	['slow', 1],
 ];
 
-/** The node's shortest wait for a claim's confirmation (record/journal.ts: at least 100 ms). */
-export const MIN_GUARD_WAIT_MS = 100;
+/** Amounts as a user's sheet holds them: two decimals, now and then three, or float noise from an expression. */
+const amountArbitrary = fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 100, max: 99999 }).map((cents) => (cents / 100).toFixed(2)) }, { weight: 1, arbitrary: fc.constantFrom('1.005', '3.3000000000000003', '10.125') });
 
-export async function runSchedule(seed: number, options: ScheduleOptions = {}): Promise<ScheduleResult> {
-	const random = new Random(seed);
-	const processes = options.processes ?? random.pick([1, 1, 2, 2, 3]);
-	const operation = options.operation ?? (random.chance(0.8) ? 'internalTransfer' : 'standardTransfer');
-	const settings: NodeSettings = {
-		operation,
-		concurrency: random.int(1, 4),
-		queueModeSafety: processes > 1 || random.chance(0.5),
-	};
-	const faultRate = random.pick([0, 0.1, 0.3]);
-	let faultsOn = true;
-	let slowest = 0;
-	const timing: Timing = {
-		storeStep: (r) => {
-			const ms = options.breakTiming && r.chance(0.04) ? r.int(150, 900) : r.chance(0.05) ? r.int(10, 40) : r.int(1, 6);
-			slowest = Math.max(slowest, ms);
-			return ms;
-		},
-		network: (r) => r.int(2, 40),
-		fault: (r) => (faultsOn && r.chance(faultRate) ? weighted(r, FAULTS) : 'none'),
-	};
-	const world = new World(seed, timing, settings);
-	world.traceStore = options.trace === true;
-	const config = `${processes} process${processes > 1 ? 'es' : ''}, ${operation}, concurrency ${settings.concurrency}, queue mode safety ${settings.queueModeSafety ? 'on' : 'off'}, faults ${faultRate}${options.breakTiming ? ', slow database calls' : ''}`;
-	world.open();
-	try {
-		const names = Array.from({ length: processes }, (_, index) => `p${index + 1}`);
-		for (const name of names) world.start(name);
-		const keys = Array.from({ length: random.int(2, 6) }, (_, index) => ({ key: `k${index + 1}${operation === 'standardTransfer' ? 'x' : ''}`, amount: `${10 + index}.00`, to: 'ACC1' }));
-		/** A row as the user wants it paid, or, now and then, the same key with another amount. */
-		const rowOf = (key: (typeof keys)[number]): Row => (random.chance(0.08) ? { ...key, amount: `${Number(key.amount) + 100}.00` } : { ...key });
-		const someKeys = () => keys.filter(() => random.chance(0.5)).map(rowOf);
-		const lastExport = new Map<string, string>();
-		/** What the user wants paid: each key with the values it was first sent with. */
-		const intended = new Map<string, Row>();
-		const want = (row: Row) => {
-			if (!intended.has(row.key)) intended.set(row.key, { key: row.key, amount: row.amount, to: row.to });
-		};
-		for (let action = random.int(3, 10), at = 0; action > 0; action--, at += random.int(0, 600)) {
-			const name = random.pick(names);
-			const roll = random.next();
-			if (roll < 0.35) {
-				const rows = someKeys();
-				if (rows.length === 0) continue;
-				const dryRun = random.chance(0.15);
-				const stopAfter = random.chance(0.15) ? random.int(5, 300) : undefined;
-				world.clock.after(at, () => {
-					if (!dryRun) rows.forEach(want);
-					world.execute(name, rows, { dryRun, stopAfter });
-				}, 'world');
-			} else if (roll < 0.45) {
-				// Settling from the dashboard: the rows that read UNKNOWN, with the export's status
-				// (a fresh export, or now and then the one used last time: a stale file).
-				const stale = random.chance(0.25);
-				world.clock.after(at, () => {
-					// As the node's words say: only rows no execution is sending any more.
-					const sending = (key: string) => world.executions.some((execution) => execution.endedAt === undefined && !execution.crashed && execution.rows.some((row) => row.key === key));
-					// A Transfer ID the dashboard shows paid with other values is another payout's: not this row's status.
-					const inDoubt = keys.filter((key) => lastStatus(world, key.key) === 'UNKNOWN' && !sending(key.key) && !world.service.otherValues(world.transferIdOf(key.key), Number(key.amount)));
-					if (inDoubt.length === 0) return;
-					const rows = inDoubt.map((key) => ({ ...key, dashboardStatus: stale ? (lastExport.get(key.key) ?? world.service.dashboard(world.transferIdOf(key.key))) : world.service.dashboard(world.transferIdOf(key.key)) }));
-					for (const row of rows) lastExport.set(row.key, row.dashboardStatus);
-					world.execute(name, rows);
-				}, 'world');
-			} else if (roll < 0.8) {
-				const row = rowOf(random.pick(keys));
-				world.clock.after(at, () => {
-					want(row);
-					world.execute(name, [row]);
-				}, 'world');
-				if (random.chance(0.5)) {
-					const again = random.chance(0.5) ? random.int(0, 40) : random.int(200, 2000);
-					world.clock.after(at + again, () => world.execute(random.pick(names), [row]), 'world');
-				}
-			} else if (roll < 0.9) {
-				world.clock.after(at, () => world.crash(name), 'world');
-				world.clock.after(at + random.int(20, 500), () => {
-					if (!world.live(name)) world.start(name);
-				}, 'world');
-			}
-		}
-		await world.settle();
-		// Now the user settles what is left: no more faults, one process, a fresh export each time.
-		faultsOn = false;
-		for (const name of names) if (!world.live(name)) world.start(name);
-		// The values a key was first sent with are its payout (the node refuses others under its key).
-		const sentFirst = (row: Row): Row => {
-			const attempt = world.service.attempted.find((candidate) => candidate.transferId === world.transferIdOf(row.key));
-			return attempt ? { ...row, amount: String(attempt.body.amount) } : row;
-		};
-		await settleAsTheUser(world, names[0], [...intended.values()].map(sentFirst));
-	} finally {
-		world.close();
-	}
-	const timingBroken = slowest >= MIN_GUARD_WAIT_MS;
-	return { seed, config, violations: check(world, { timingBroken }), world, timingBroken };
+export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<Schedule> {
+	const description = World.description();
+	return fc
+		.record({
+			seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+			processes: options.processes !== undefined ? fc.constant(options.processes) : fc.constantFrom(1, 1, 2, 3),
+			operation: options.operation !== undefined ? fc.constant(options.operation) : fc.constantFrom<Operation>('internalTransfer', 'internalTransfer', 'standardTransfer', 'cardTransfer'),
+			keyMode: fc.constantFrom<KeyMode>('topUpKey', 'topUpKey', 'transferId', 'payEveryRun'),
+			retryBranch: fc.boolean(),
+			payouts: fc.integer({ min: 1, max: 6 }),
+			faultRate: fc.constantFrom(0, 0.1, 0.3),
+			refuseRate: fc.constantFrom(0, 0.1, 0.3),
+			pendingRate: fc.constantFrom(0, 0.2),
+		})
+		.chain((base) =>
+			fc.record({
+				base: fc.constant(base),
+				pay: setupArbitrary(description, base.operation),
+				payAgain: setupArbitrary(description, base.operation),
+				amounts: fc.array(amountArbitrary, { minLength: base.payouts, maxLength: base.payouts }),
+				actions: fc.array(actionArbitrary(base.payouts, base.processes), { minLength: 1, maxLength: 10 }),
+			}),
+		)
+		.map(({ base, pay, payAgain, amounts, actions }) => {
+			const workflow = userWorkflow(base.operation, base.keyMode, base.processes, pay, base.retryBranch ? payAgain : undefined);
+			return { seed: base.seed, processes: base.processes, workflow, amounts, faultRate: base.faultRate, refuseRate: base.refuseRate, pendingRate: base.pendingRate, actions };
+		});
 }
 
 /**
- * What a user does after the node's words: runs the batch again; maps the dashboard's status of
- * the rows that read UNKNOWN (Options > Settle With Dashboard Status); looks an ALREADY_EXISTS up
- * (paid there: this payout, done; failed: a new key); gives a row a new key where the node says it
- * can no longer be paid under its own, or belongs to another payout. Up to six rounds.
+ * The workflow as a user following the docs builds it: card and standard rows carry a Transfer ID;
+ * with Claim Held by an Earlier Step the Transfer ID is made before the claim (the template); in
+ * queue mode an internal top-up needs the claim or Service Refuses Repeated Transfer IDs
+ * (docs/safety.md); the retry branch's node copies Pay's parameters and Options.
  */
-async function settleAsTheUser(world: World, name: string, wanted: Row[]) {
-	let rows = wanted.map((row) => ({ ...row }));
-	for (let round = 0; round < 6 && rows.length > 0; round++) {
-		const execution = world.execute(name, rows);
-		await world.settle();
-		const outcomes = execution?.outcomes ?? [];
-		world.settled.set(round, outcomes);
-		rows = rows.flatMap((row, index) => {
-			const outcome = outcomes[index];
-			if (!outcome || ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(outcome.status)) return [];
-			const dashboard = world.service.dashboard(world.transferIdOf(row.key));
-			// The dashboard shows this Transfer ID paid with other values: another payout's, so a new key.
-			if (world.service.otherValues(world.transferIdOf(row.key), Number(row.amount))) return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
-			// The node says when a key can no longer be paid, or belongs to another transfer: a new one.
-			const newKey = /under a new (Transfer ID|Top-Up Key)/.test(outcome.hint ?? '') && (dashboard === 'NOT_FOUND' || dashboard === 'FAILED');
-			if (newKey || /give it its own/.test(outcome.hint ?? '')) return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
-			// ALREADY_EXISTS: looked up; paid there with these values, it is this payout, paid: done.
-			if (outcome.status === 'ALREADY_EXISTS' && (dashboard === 'SUCCESS' || dashboard === 'PENDING')) return [];
-			if (outcome.status === 'ALREADY_EXISTS' && dashboard === 'FAILED') return [{ ...row, key: `${row.key}r`, dashboardStatus: undefined }];
-			return [{ ...row, dashboardStatus: outcome.status === 'UNKNOWN' ? dashboard : undefined }];
-		});
-	}
-	world.leftUnsettled = rows;
+function userWorkflow(operation: Operation, keyMode: KeyMode, processes: number, pay: NodeSetup, payAgain?: NodeSetup): WorkflowSetup {
+	const options = { ...pay.options };
+	if (operation === 'internalTransfer' && processes > 1 && options.claimHeldEarlier !== true && options.serviceRefusesRepeats !== true) options.claimHeldEarlier = true;
+	const internalKey = options.claimHeldEarlier === true ? 'transferId' : keyMode;
+	return {
+		operation,
+		keyMode: operation === 'internalTransfer' ? internalKey : 'transferId',
+		pay: { ...pay, options },
+		...(payAgain ? { payAgain: { ...payAgain, options } } : {}),
+	};
 }
 
-/** The status a key read last, in any ended execution that was not a dry run. */
-function lastStatus(world: World, key: string): string | undefined {
-	let last: { at: number; status: string } | undefined;
-	for (const execution of world.executions) {
-		if (execution.dryRun || execution.endedAt === undefined) continue;
-		const outcome = execution.outcomes?.find((candidate) => candidate.key === key);
-		if (outcome && (!last || execution.endedAt >= last.at)) last = { at: execution.endedAt, status: outcome.status };
+function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Action> {
+	const process = fc.integer({ min: 0, max: processes - 1 });
+	const at = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 3000 }));
+	const payout = fc.integer({ min: 0, max: payouts - 1 });
+	return fc.oneof(
+		{ weight: 4, arbitrary: fc.record({ kind: fc.constant('batch' as const), payouts: fc.uniqueArray(payout, { minLength: 1, maxLength: payouts }), process, at, dryRun: fc.constantFrom(false, false, false, true), stopAfter: fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }) }, { requiredKeys: ['kind', 'payouts', 'process', 'at', 'dryRun'] }) },
+		{ weight: 4, arbitrary: fc.record({ kind: fc.constant('event' as const), payout, process, at, again: fc.option(fc.record({ process, after: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 200, max: 3000 })) }), { nil: undefined }) }, { requiredKeys: ['kind', 'payout', 'process', 'at'] }) },
+		{ weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), process, at, restartAfter: fc.integer({ min: 20, max: 800 }) }) },
+		{ weight: 2, arbitrary: fc.record({ kind: fc.constant('follow' as const), at }) },
+		{ weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), at }) },
+	);
+}
+
+export interface ScheduleResult {
+	violations: Violation[];
+	world: World;
+	user: User;
+	config: string;
+}
+
+/** Runs one schedule: its actions in the world, then the user to the end; the invariants. */
+export async function runSchedule(schedule: Schedule, { trace = false } = {}): Promise<ScheduleResult> {
+	const random = new Random(schedule.seed);
+	let faultsOn = true;
+	const timing: Timing = {
+		storeStep: (r) => (r.chance(0.05) ? r.int(10, 40) : r.int(1, 6)),
+		network: (r) => r.int(2, 40),
+		fault: (r) => (faultsOn && r.chance(schedule.faultRate) ? weighted(r, FAULTS) : 'none'),
+		verdict: (r) => (faultsOn && r.chance(schedule.refuseRate) ? (r.chance(0.2) ? 'refuseAccount' : 'refuse') : r.chance(schedule.pendingRate) ? (r.chance(0.3) ? 'noBankResponse' : 'pending') : 'pay') as Verdict,
+		bank: (r) => ({ afterMs: r.int(50, 4000), pays: r.chance(0.8) }),
+	};
+	const world = new World(schedule.seed, timing, schedule.workflow);
+	world.traceStore = trace;
+	const user = new User(world);
+	const config = describeSchedule(schedule);
+	world.open();
+	try {
+		const names = Array.from({ length: schedule.processes }, (_, index) => `p${index + 1}`);
+		for (const name of names) world.start(name);
+		const payouts = schedule.amounts.map((amount, index) => world.payout(`P${index + 1}`, amount));
+		const keyOf = (index: number) => `k${index + 1}`;
+		// Pay Again on Every Run: each run the user (or a redelivery, or n8n's Retry) starts is a new payment, as the user chose.
+		let minted = 0;
+		const rowFor = (index: number) => {
+			const payout = schedule.workflow.keyMode === 'payEveryRun' ? world.payout(`${payouts[index].id}.${++minted}`, payouts[index].amount) : payouts[index];
+			user.want(payout.id, keyOf(index));
+			return user.rowOf(payout.id);
+		};
+		const again = (row: Row): Row => (schedule.workflow.keyMode === 'payEveryRun' ? rowFor(Number(row.payout.slice(1).split('.')[0]) - 1) : row);
+		let at = 0;
+		for (const action of schedule.actions) {
+			at += action.at;
+			const name = names[('process' in action ? action.process : 0) % names.length];
+			world.clock.after(at, () => {
+				switch (action.kind) {
+					case 'batch': {
+						world.execute(name, action.payouts.map(rowFor), { dryRun: action.dryRun, stopAfter: action.stopAfter });
+						return;
+					}
+					case 'event': {
+						const row = rowFor(action.payout);
+						world.execute(name, [row], { mode: 'webhook' });
+						if (action.again) world.clock.after(action.again.after, () => world.execute(names[action.again!.process % names.length], [again(row)], { mode: 'webhook' }), 'world');
+						return;
+					}
+					case 'crash':
+						world.crash(name);
+						world.clock.after(action.restartAfter, () => {
+							if (!world.live(name)) world.start(name);
+						}, 'world');
+						return;
+					case 'follow': {
+						user.follow();
+						const rows = user.open().filter((row) => !sending(world, row.payout));
+						if (rows.length > 0) world.execute(name, rows);
+						return;
+					}
+					case 'retry': {
+						// n8n's Retry of the last failed run: the same rows, a new execution.
+						const failed = [...world.executions].reverse().find((execution) => execution.error && !execution.dryRun && execution.endedAt !== undefined);
+						if (failed) world.execute(failed.process.split('#')[0], failed.rows.map(again), { mode: 'retry' });
+						return;
+					}
+				}
+			}, 'world');
+		}
+		await world.settle();
+		// Now the user follows the node's words to the end: no more faults, every process up.
+		faultsOn = false;
+		for (const name of names) if (!world.live(name)) world.start(name);
+		let waits = 0;
+		for (let round = 0; round < 12; round++) {
+			user.follow();
+			const rows = user.open();
+			if (rows.length === 0 && !user.waiting()) break;
+			if (rows.length === 0) {
+			// The user waits, as told, before settling from the dashboard.
+			const wakesAt = user.wakesAt();
+			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
+			await world.settle();
+			round--;
+			if (++waits > 50) break;
+			continue;
+		}
+			// With Execute Once n8n hands the node only a run's first row: the user runs them one by one.
+			for (const batch of schedule.workflow.pay.settings.executeOnce ? rows.map((row) => [row]) : [rows]) {
+				world.execute(names[0], batch);
+				await world.settle();
+			}
+		}
+		user.follow();
+		world.leftUnsettled = user.open();
+	} finally {
+		world.close();
 	}
-	return last?.status;
+	return { violations: check(world), world, user, config };
+}
+
+/** Whether an execution is running with this payout now (the docs: settle once none is). */
+function sending(world: World, payout: string): boolean {
+	return world.executions.some((execution) => execution.endedAt === undefined && !execution.crashed && execution.rows.some((row) => row.payout === payout));
+}
+
+function describeSchedule(schedule: Schedule): string {
+	const { workflow } = schedule;
+	const setup = (node: NodeSetup) => `options ${JSON.stringify(node.options)}, settings ${JSON.stringify(node.settings)}`;
+	return `${schedule.processes} process${schedule.processes > 1 ? 'es' : ''}, ${workflow.operation} (${workflow.keyMode}), payouts ${schedule.amounts.join(' ')}, faults ${schedule.faultRate}, refusals ${schedule.refuseRate}, pending ${schedule.pendingRate}; Pay: ${setup(workflow.pay)}${workflow.payAgain ? `; Pay Again (retry branch): ${setup(workflow.payAgain)}` : ''}`;
 }
 
 function weighted<T>(random: Random, choices: Array<[T, number]>): T {

@@ -1,56 +1,41 @@
 /**
  * The payouts service as the simulator needs it: a ledger of what was booked, written from the
- * interface document (../shared/spec/payouts-service-interface.md, sections 4.2, 4.3 and 7), not
- * from the node's code, and the faults of a network between them.
+ * interface document (../shared/spec/payouts-service-interface.md, sections 4 and 7), never from
+ * the node's code.
  *
- * - A standard transfer refuses a Transfer ID it holds, whatever became of it ("Transfer Id
- *   already exists", 400).
- * - An internal transfer is not known to refuse a repeat: by default every request is booked
- *   again (`internalRefusesRepeats` says otherwise).
- * - A booking is paid (SUCCESS, PENDING) or failed later at the bank (FAILED: booked, no money).
- * - A clear refusal (404 "Recharge Account not found") books nothing.
- * - Faults: the answer lost after booking (the node waits and times out), the request lost before
- *   it arrived, a 5xx before or after booking, a booking whose answer is lost and which then fails
- *   at the bank (the service holds the Transfer ID, no money moved). Which answers reach the node
- *   is the network's (world.ts).
+ * - Card and standard transfers refuse a Transfer ID they hold, whatever became of it ("Transfer
+ *   Id already exists", 400), and book nothing then.
+ * - An internal transfer is not known to refuse a repeat: every request is booked again
+ *   (`internalRefusesRepeats` says otherwise, as Options > Service Refuses Repeated Transfer IDs).
+ * - Each transfer request the service takes is answered as the interface allows: SUCCESS (200),
+ *   PENDING (201; card and standard), 201 ERROR "no response from bank" (standard: taken, its
+ *   outcome unknown), or one of the operation's ERROR rows (a refusal: nothing booked).
+ * - A booking is paid (SUCCESS, PENDING) or fails at the bank later (FAILED: booked, no money
+ *   moved; a PENDING or "no response" booking settles later, either way).
+ * - The dashboard's export: one status per Transfer ID (SUCCESS, PENDING, FAILED, or NOT_FOUND for
+ *   one it has never booked), as it stands when the export is taken.
+ * - Reads (Incident Guard): the beneficiary lookup and the incident listing, from a fixed seed.
+ *
+ * Which requests arrive and which answers reach the node is the network's (world.ts).
  */
 
-export type Fault = 'none' | 'refuse' | 'lostAfter' | 'lostBefore' | 'error5xxAfter' | 'error5xxBefore' | 'failsLater';
+export type Operation = 'cardTransfer' | 'standardTransfer' | 'internalTransfer';
+
+/** What the service does with a transfer request it takes, drawn per request by the world. */
+export type Verdict = 'pay' | 'pending' | 'noBankResponse' | 'refuse' | 'refuseAccount';
 
 export interface Booking {
 	transferId: string;
-	operation: 'internalTransfer' | 'standardTransfer';
+	operation: Operation;
 	amount: number;
-	/** Recharge account (internal) or beneficiary (standard). */
+	/** Recharge account (internal), beneficiary (standard) or card token (card). */
 	to: string;
 	status: 'SUCCESS' | 'PENDING' | 'FAILED';
 	at: number;
-}
-
-/** Every request that reached the service (booked or not), and what it answered. */
-export interface Received {
-	transferId: string;
-	operation: string;
-	body: Record<string, unknown>;
-	fault: Fault;
-	/** What the service answered (the node may never see it). */
-	answer: { httpStatus: number; body: Record<string, unknown> } | undefined;
-	booked: boolean;
-	at: number;
-	by: string;
-}
-
-/** A request the node started: when, and what answer reached it (none: lost, timed out or a 5xx). */
-export interface Attempt {
-	transferId: string;
-	body: Record<string, unknown>;
-	by: string;
-	execution: string;
-	at: number;
-	fault: Fault;
-	answered: 'paid' | 'refused' | 'none';
-	/** When the answer (or the timeout) reached the node. */
-	settledAt?: number;
+	/** The request that booked it (world.ts `Attempt.id`). */
+	attempt: number;
+	/** When the bank failed it (it was paid, pending, until then). */
+	failedAt?: number;
 }
 
 export interface Answer {
@@ -58,71 +43,115 @@ export interface Answer {
 	body: Record<string, unknown>;
 }
 
+/** The operation's ERROR rows that refuse one transfer (interface document, section 7), by operation. */
+const REFUSALS: Record<Operation, Array<[number, string]>> = {
+	cardTransfer: [
+		[422, 'Please provide valid token details'],
+		[422, 'Please provide a valid Name'],
+	],
+	standardTransfer: [
+		[404, 'Beneficiary does not exist'],
+		[400, 'Please wait 30 minutes after adding the beneficiary'],
+		[400, 'Transfer request to a wallet failed (retry with a different mode)'],
+		[400, 'Transfer attempt failed at the bank'],
+		[400, 'Transfer limit for beneficiary exceeded'],
+	],
+	internalTransfer: [
+		[404, 'Recharge Account not found'],
+		[422, 'Account not configured; contact the account manager'],
+	],
+};
+
+/** ERROR rows that refuse every transfer of the account, not one row's (balance, token). */
+const ACCOUNT_REFUSALS: Record<Operation, Array<[number, string]>> = {
+	cardTransfer: [[412, 'Not enough available balance in the account']],
+	standardTransfer: [
+		[400, 'Not enough available balance in the account'],
+		[403, 'Token is not valid'],
+	],
+	internalTransfer: [[403, 'APIs not enabled (see the support form)']],
+};
+
+const SUBCODE_OF_PENDING: Record<Operation, string> = { cardTransfer: '201', standardTransfer: '201', internalTransfer: '200' };
+
 export class PayoutsServiceModel {
 	readonly bookings: Booking[] = [];
-	readonly received: Received[] = [];
-	/** Requests the node started, also those lost before the service (the network's view). */
-	readonly attempted: Attempt[] = [];
 	internalRefusesRepeats = false;
+	/** Beneficiaries' bank codes (IFSC's first four letters) and the open incidents, for the Incident Guard. */
+	readonly beneficiaries = new Map<string, string>();
+	readonly incidents: Array<{ id: number; mode: string; entityCode: string; createdAt: string; isResolved: boolean; isScheduled: boolean; impact: string }> = [];
+	private booked = 0;
 
-	/**
-	 * A request as it arrives (undefined: lost before it arrived, nothing booked). The answer is what
-	 * the service sends back; whether it reaches the node is the network's.
-	 */
-	receive(path: string, body: Record<string, unknown>, fault: Fault, at: number, by: string): Answer | undefined {
-		const operation = path.includes('internalTransfer') ? 'internalTransfer' : 'standardTransfer';
+	/** A transfer request as it arrives; its answer is what the service sends back. */
+	transfer(operation: Operation, body: Record<string, unknown>, verdict: Verdict, at: number, attempt: number, random: () => number): Answer {
 		const transferId = String(body.transferId ?? '');
-		if (fault === 'lostBefore' || fault === 'error5xxBefore') return fault === 'lostBefore' ? undefined : { httpStatus: 502, body: { message: 'Bad Gateway' } };
-		const entry: Received = { transferId, operation, body, fault, answer: undefined, booked: false, at, by };
-		this.received.push(entry);
-		const before = this.bookings.length;
-		entry.answer = this.answer(operation, transferId, body, fault, at);
-		entry.booked = this.bookings.length > before;
-		return entry.answer;
-	}
-
-	private answer(operation: Booking['operation'], transferId: string, body: Record<string, unknown>, fault: Fault, at: number): Answer {
 		const held = this.bookings.some((booking) => booking.transferId === transferId && booking.operation === operation);
-		if (held && (operation === 'standardTransfer' || this.internalRefusesRepeats)) {
-			return { httpStatus: 400, body: { status: 'ERROR', subCode: '400', message: 'Transfer Id already exists' } };
+		if (held && (operation !== 'internalTransfer' || this.internalRefusesRepeats)) return error(400, 'Transfer Id already exists');
+		if (verdict === 'refuse' || verdict === 'refuseAccount') {
+			const rows = (verdict === 'refuse' ? REFUSALS : ACCOUNT_REFUSALS)[operation];
+			const [code, message] = rows[Math.floor(random() * rows.length)];
+			return error(code, message);
 		}
-		if (fault === 'refuse') {
-			return operation === 'internalTransfer'
-				? { httpStatus: 404, body: { status: 'ERROR', subCode: '404', message: 'Recharge Account not found' } }
-				: { httpStatus: 404, body: { status: 'ERROR', subCode: '404', message: 'Beneficiary does not exist' } };
-		}
-		const booking: Booking = {
-			transferId,
-			operation,
-			amount: Number(body.amount),
-			to: String(body.rechargeAccount ?? body.beneId ?? ''),
-			status: fault === 'failsLater' ? 'FAILED' : 'SUCCESS',
-			at,
-		};
+		// The service books the amount it can pay: two decimals (the sandbox rounds 1.005 to 1.01).
+		const amount = Math.round(Number(body.amount) * 100) / 100;
+		const pendingAllowed = operation !== 'internalTransfer';
+		const status = verdict === 'pay' || !pendingAllowed ? 'SUCCESS' : 'PENDING';
+		const booking: Booking = { transferId, operation, amount, to: String(body.rechargeAccount ?? body.beneId ?? body.token ?? ''), status, at, attempt };
 		this.bookings.push(booking);
-		if (fault === 'error5xxAfter') return { httpStatus: 500, body: { status: 'ERROR', subCode: '500', message: 'Internal error' } };
-		if (operation === 'internalTransfer') {
-			return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: `Internal Fund Transfer ref ${this.bookings.length}`, data: { transferId } } };
-		}
-		return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'Transfer completed successfully', data: { referenceId: `R${this.bookings.length}`, utr: `U${this.bookings.length}`, acknowledged: 1 } } };
+		const reference = ++this.booked;
+		if (operation === 'internalTransfer') return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: `Internal Fund Transfer ref ${reference}`, data: { transferId } } };
+		if (verdict === 'noBankResponse' && operation === 'standardTransfer') return { httpStatus: 201, body: { status: 'ERROR', subCode: '201', message: 'Transfer request the service, no response from bank' } };
+		if (status === 'PENDING') return { httpStatus: 201, body: { status: 'PENDING', subCode: SUBCODE_OF_PENDING[operation], message: 'Transfer request pending at the bank', data: { referenceId: `R${reference}`, utr: '', acknowledged: 0 } } };
+		return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'Transfer completed successfully', data: { referenceId: `R${reference}`, utr: `U${reference}`, acknowledged: 1 } } };
 	}
 
-	/** Paid bookings of a Transfer ID: money moved (or moving). */
+	/** A booking still PENDING settles at the bank: paid, or failed (no money moved). */
+	settleAtBank(booking: Booking, paid: boolean, at: number) {
+		if (booking.status !== 'PENDING') return;
+		booking.status = paid ? 'SUCCESS' : 'FAILED';
+		if (!paid) booking.failedAt = at;
+	}
+
+	/** Whether a booking was paid (or pending) at a time. */
+	static paidAt(booking: Booking, at: number): boolean {
+		return booking.at <= at && (booking.failedAt === undefined || booking.failedAt > at);
+	}
+
+	/** Reads the Incident Guard makes: a beneficiary and the incident listing. */
+	read(path: string): Answer {
+		const beneficiary = /getBeneficiary\/([^/?]+)/.exec(path)?.[1];
+		if (beneficiary !== undefined) {
+			const bank = this.beneficiaries.get(decodeURIComponent(beneficiary)) ?? 'SIMB';
+			return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'Details of beneficiary', data: { beneId: beneficiary, name: 'Sim', ifsc: `${bank}0000001`, bankAccount: '000111', status: 'VERIFIED' } } };
+		}
+		if (path.includes('/incidents')) return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'List of incidents retrieved', data: { incidents: this.incidents.filter((incident) => !incident.isResolved) } } };
+		return { httpStatus: 404, body: { message: 'Cannot GET' } };
+	}
+
+	/** Paid bookings of a Transfer ID (money moved, or moving). */
 	paid(transferId: string): Booking[] {
 		return this.bookings.filter((booking) => booking.transferId === transferId && booking.status !== 'FAILED');
 	}
 
-	/** Whether the dashboard shows a transfer of this Transfer ID with other values than these. */
-	otherValues(transferId: string, amount: number): boolean {
-		const mine = this.bookings.filter((booking) => booking.transferId === transferId);
-		return mine.length > 0 && !mine.some((booking) => booking.amount === amount);
+	/** The dashboard's export as it stands now: each Transfer ID's status in the dashboard's words. */
+	export(): Map<string, { status: string; amounts: number[]; to: string[] }> {
+		const rows = new Map<string, { status: string; amounts: number[]; to: string[] }>();
+		for (const booking of this.bookings) {
+			const row = rows.get(booking.transferId) ?? { status: 'FAILED', amounts: [], to: [] };
+			row.amounts.push(booking.amount);
+			row.to.push(booking.to);
+			if (booking.status === 'SUCCESS' || (booking.status === 'PENDING' && row.status !== 'SUCCESS')) row.status = booking.status;
+			rows.set(booking.transferId, row);
+		}
+		return rows;
 	}
+}
 
-	/** What the dashboard's export says of a Transfer ID now, in its own words. */
-	dashboard(transferId: string): string {
-		const mine = this.bookings.filter((booking) => booking.transferId === transferId);
-		if (mine.some((booking) => booking.status === 'SUCCESS')) return 'SUCCESS';
-		if (mine.some((booking) => booking.status === 'PENDING')) return 'PENDING';
-		return mine.length > 0 ? 'FAILED' : 'NOT_FOUND';
-	}
+function error(httpStatus: number, message: string): Answer {
+	return { httpStatus, body: { status: 'ERROR', subCode: String(httpStatus), message } };
+}
+
+/** What a dashboard export says of a Transfer ID: its status, or NOT_FOUND. */
+export function exportedStatus(exported: ReturnType<PayoutsServiceModel['export']>, transferId: string): string {
+	return exported.get(transferId)?.status ?? 'NOT_FOUND';
 }

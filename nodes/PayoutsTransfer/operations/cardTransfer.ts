@@ -34,7 +34,7 @@ const onlyForNetworkB = { displayOptions: { show: { networkType: ['NETWORK_B'] }
 const schema = itemSchema(
 	{
 		token: text({ required: true }),
-		amount: amount({ min: 1, sendAs: 'string' }),
+		amount: amount({ min: 1, maxDecimals: 2, sendAs: 'string' }),
 		transferId: text({ required: true, ...fields.transferId }),
 		// "When absent or empty, CREDIT is used": we send it explicitly.
 		cardType: oneOf(CARD_TYPES, 'CREDIT'),
@@ -73,7 +73,7 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 			required: true,
 			description: 'Tokenised card number or card token of the card that receives the amount',
 		},
-		amountProperty('Decimal amount, at least 1.00'),
+		amountProperty('Decimal amount, at least 1.00, with at most 2 decimal places'),
 		transferIdProperty,
 		{
 			displayName: 'Card Type',

@@ -8,7 +8,7 @@ import type { PayoutOperation, TransferOrigin } from '../../shared/types';
 import { amountProperty } from './fields';
 
 const schema = itemSchema({
-	amount: amount({ min: 1, sendAs: 'number' }),
+	amount: amount({ min: 1, maxDecimals: 2, sendAs: 'number' }),
 	rechargeAccount: text({ required: true, ...fields.alphanumeric }),
 	transferId: text(fields.internalTransferId),
 	// Not sent: it names the transfer (below).
@@ -22,16 +22,17 @@ const digest = (parts: unknown[], length: number) => createHash('sha256').update
 /**
  * A row without a Transfer ID gets one the user can see before it is sent (in the output and in a
  * dry run), never a guess from how n8n ran the node:
- * - with a Top-Up Key: made of the key, and of the workflow and node it is used in; the same key
- *   makes the same ID in any run, so it is paid once. Its first characters show the key, so the
- *   transfer is easy to find in the dashboard;
+ * - with a Top-Up Key: made of the key, the recharge account and the workflow; the same key for
+ *   the same account makes the same ID in any run and in any Payouts Transfer node of the workflow
+ *   (a retry branch), so it is paid once. Its first characters show the key, so the transfer is
+ *   easy to find in the dashboard;
  * - with Options > Pay Again on Every Run: made of the execution, the node's run and the row, so
  *   each run is a new transfer, while n8n's Retry On Fail (the same run again) is not.
  */
-function transferIdOf(transfer: { topUpKey?: string }, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string } {
+function transferIdOf(transfer: { topUpKey?: string; rechargeAccount?: string }, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string } {
 	if (transfer.topUpKey !== undefined) {
 		const shown = transfer.topUpKey.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 15) || 'key';
-		return { transferId: `${shown}-${digest([origin.workflowId, origin.nodeId, transfer.topUpKey], MAX_ID - shown.length - 1)}` };
+		return { transferId: `${shown}-${digest([origin.workflowId, transfer.rechargeAccount, transfer.topUpKey], MAX_ID - shown.length - 1)}` };
 	}
 	if (origin.payEveryRun) return { transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.executionId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}` };
 	return {
@@ -51,7 +52,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	movesMoney: true,
 	host: 'payout',
 	properties: [
-		amountProperty('Decimal amount, at least 1.00'),
+		amountProperty('Decimal amount, at least 1.00, with at most 2 decimal places'),
 		{
 			displayName: 'Recharge Account',
 			name: 'rechargeAccount',
@@ -67,7 +68,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			placeholder: 'e.g. {{ $json.body.eventId }}',
 			description:
-				"Rows with the same key are one top-up, paid once by this node of this workflow (for about its last 10,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
+				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 12,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
 		},
 		additionalFields([
 			{
@@ -76,7 +77,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				default: '',
 				description:
-					"Your ID of this transfer: letters, digits, hyphen and underscore, at most 40. The same Transfer ID is the same transfer, paid once in any run. Takes the place of 'Top-Up Key'.",
+					"Your ID of this transfer: letters, digits, hyphen and underscore, at most 40. The same Transfer ID is the same transfer, paid once by this workflow in any run. Takes the place of 'Top-Up Key'.",
 			},
 		]),
 	],

@@ -1,27 +1,16 @@
 /**
- * Every string the record gives n8n's store, in one place: the store keeps only their md5, so two
- * meanings must never share a string. `print` is a digest of the request's values (index.ts);
- * `attempt` counts the requests of one transfer: 1, and one more after each that moved no money.
+ * Every string the record gives n8n's store (which keeps only their md5), in one place: two
+ * meanings never share a string. `print` is a digest of the request's values (index.ts).
  *
- * The store can only test-and-set ("was it there? it is now") and forget, and asking records. So
- * a mark is asked about only where recording it is true, or reads the same as the truth: a later
- * attempt's claim recorded by a run that only looked (its transfer is in doubt) reads as in doubt,
- * as the transfer is. The first attempt keeps the strings of the record's first version, so a
- * record written by it reads the same.
+ * The store can only test-and-set ("was it there? it is now") and forget, so asking records: a
+ * mark is asked about only where recording it is true, or reads safer than the truth (asking a
+ * paid transfer's `open` records "no clear answer": in doubt, never paid), and is forgotten again.
  */
-const nth = (attempt: number) => (attempt === 1 ? '' : `:${attempt}`);
-
 export const marks = {
-	/** This node claimed this Transfer ID (its first attempt), with these or other values. */
+	/** The record holds this Transfer ID, with these or other values (where the node is the guard). */
 	id: (transferId: string) => `id:${transferId}`,
-	/** The claim of an attempt: a request with these values goes out (or went out). */
-	sent: (transferId: string, print: string, attempt = 1) => `sent:${transferId}:${print}${nth(attempt)}`,
-	/** The attempt has no clear paid answer yet: in flight, in doubt, or it moved no money (`free`). */
-	open: (transferId: string, print: string, attempt = 1) => `open:${transferId}:${print}${nth(attempt)}`,
-	/** The attempt moved no money (a clear refusal, or it never went out): the next may be sent. */
-	free: (transferId: string, print: string, attempt: number) => `free:${transferId}:${print}:${attempt}`,
-	/** The dashboard's word that the transfer was not paid has been used: it sends a transfer again once. */
-	settled: (transferId: string, print: string) => `settled:${transferId}:${print}`,
-	/** Written with a store call, asked about by a later one: found, unless another process wrote over the call. */
-	token: (nonce: string) => `token:${nonce}`,
+	/** A request with these values under this Transfer ID goes out (or went out): the claim. */
+	sent: (transferId: string, print: string) => `sent:${transferId}:${print}`,
+	/** No clear paid answer yet: in flight or in doubt. Forgotten once the service answers SUCCESS or PENDING. */
+	open: (transferId: string, print: string) => `open:${transferId}:${print}`,
 } as const;

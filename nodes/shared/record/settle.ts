@@ -1,22 +1,23 @@
 /**
  * Options > Settle With Dashboard Status (`dashboardStatus`): what the payouts dashboard says of a
  * row's Transfer ID, mapped from a column (e.g. the dashboard's CSV export, read with Extract From
- * File and merged with the batch by Transfer ID). Only a row in doubt needs it: sent without a
- * clear answer (where the node guards), or held by the service after such a request (where the
- * service guards). The dashboard's own words are read as they are.
+ * File and merged with the batch by Transfer ID). Only a row in doubt needs it. The dashboard's own
+ * words are read as they are, by what they say about the money.
  */
 
-export type DashboardVerdict = 'paid' | 'notPaid';
+/** paid: the service has it and it moved (or is moving) money; failed: the service has it and it
+ * moved none (it never will: the service refuses the Transfer ID again); notFound: the export has
+ * no transfer with it (an export taken before a request has no word on it). */
+export type DashboardVerdict = 'paid' | 'failed' | 'notFound';
 
 /** What the editor calls Options > dashboardStatus, so that every message names it as the user sees it. */
 export const DASHBOARD_STATUS_OPTION = "Options > 'Settle With Dashboard Status'";
 
 /** The words, by what they say about the money. */
 export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
-	// The service has the transfer: it moved money or is moving it.
 	paid: ['SUCCESS', 'PENDING'],
-	// The service has no transfer with this ID, or refused it: no money moved.
-	notPaid: ['FAILED', 'ERROR', 'REJECTED', 'NOT_FOUND'],
+	failed: ['FAILED', 'ERROR', 'REJECTED'],
+	notFound: ['NOT_FOUND'],
 };
 
 export interface DashboardStatus {
@@ -32,5 +33,5 @@ export function readDashboardStatus(value: unknown): DashboardStatus | undefined
 	for (const verdict of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
 		if (DASHBOARD_WORDS[verdict].includes(word)) return { verdict, word };
 	}
-	return { issue: `must be one of the dashboard's words ${[...DASHBOARD_WORDS.paid, ...DASHBOARD_WORDS.notPaid].join(', ')}` };
+	return { issue: `must be one of the dashboard's words ${Object.values(DASHBOARD_WORDS).flat().join(', ')}` };
 }
