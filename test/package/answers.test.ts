@@ -92,7 +92,7 @@ const SAMPLES: Array<[RegExp, Array<Record<string, unknown>>]> = [
 		/other values/,
 		[
 			error('This node sent another transfer with Transfer ID evt_1 (other amount or account) [item 0]'),
-			error('The service refused Transfer ID evt_1 as already used: this node sent it before, and it did not pay [item 0]'),
+			error('The payouts dashboard says FAILED for Transfer ID evt_1: it did not pay, and it can never be paid under this Transfer ID [item 0]', { nextStep: 'newTransferId' }),
 		],
 	],
 ];
