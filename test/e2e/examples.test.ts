@@ -152,7 +152,10 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 	});
 
 	test("a real run's output against the sandbox's export: every row where the ledger puts it", async () => {
-		const batch = await execute('payoutsCsvBatch');
+		// A copy of example 3 of its own: a workflow whose record of sent transfers knows none of the
+		// earlier tests' rows (the sandbox is reset before each test, n8n is not).
+		await n8n.importWorkflows(suite.userFolder, suite.env, [{ ...example('csv-batch-payouts'), id: 'payoutsCsvBatchReal', name: 'E2E: example 3, run for the reconciliation' }]);
+		const batch = await execute('payoutsCsvBatchReal');
 		// Two rows the run and the service disagree on: one the run reports paid that the service
 		// never booked (a row edited by hand), one the run refused that was paid from elsewhere.
 		const outside = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, {
