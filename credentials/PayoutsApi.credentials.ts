@@ -19,7 +19,7 @@ export class PayoutsApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:payouts.svg', dark: 'file:payouts.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-payouts/n8n-nodes-payouts#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-payouts/n8n-nodes-payouts/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -98,6 +98,8 @@ export interface Sandbox {
 	resolveIncident(id: number): Incident;
 	/** Sets a paylink's fields now, or creates it (also POST /__sandbox/paylinks). */
 	setPaylink(fields: { paylinkId: string; paylinkStatus?: string; paylinkLink?: string }): { paylinkId: string; paylinkStatus: string; referenceId: number; paylinkLink: string };
+	/** A user's consent to a one-click flow started with `verificationId`: a fresh single-use auth code whose token carries it (also POST /__sandbox/oauth/consent). */
+	consent(fields: { verificationId: string }): { authCode: string; verificationId: string };
 	close(): Promise<void>;
 }
 

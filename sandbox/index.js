@@ -120,6 +120,13 @@ async function startSandbox(options = {}) {
 			return response.code(400).send({ error: failure.message });
 		}
 	});
+	app.post('/__sandbox/oauth/consent', async (request, response) => {
+		try {
+			return consent(JSON.parse(request.body || '{}'));
+		} catch (failure) {
+			return response.code(400).send({ error: failure.message });
+		}
+	});
 	app.post('/__sandbox/incidents/resolve', async (request, response) => {
 		try {
 			return resolveIncidents(JSON.parse(request.body || '{}'));
@@ -234,6 +241,20 @@ async function startSandbox(options = {}) {
 	}
 
 	/**
+	 * A user's consent in the one-click flow, as the service's initiate-OAuth request and its SDK give
+	 * it (neither is in the service's documentation): a fresh authorisation code whose token answer
+	 * carries the verification id the flow was started with. Single use, like the seeded codes.
+	 */
+	function consent(fields = {}) {
+		if (fields === null || typeof fields !== 'object' || typeof fields.verificationId !== 'string' || fields.verificationId === '') {
+			throw new Error('name the verification: { "verificationId": "the id the flow was started with" }');
+		}
+		const authCode = `CONSENT_CODE_${state.consents.size + 1}`;
+		state.consents.set(authCode, fields.verificationId);
+		return { authCode, verificationId: fields.verificationId };
+	}
+
+	/**
 	 * Sets a paylink's fields now (a paylink paid or expired by its recipient, or a new one): its
 	 * status and link change as the service's would; an unknown id creates the paylink.
 	 */
@@ -301,6 +322,8 @@ async function startSandbox(options = {}) {
 		resolveIncidents,
 		/** Sets a paylink's status (or creates it): `{ paylinkId, paylinkStatus }` (also POST /__sandbox/paylinks). */
 		setPaylink,
+		/** A user's consent to a flow started with `{ verificationId }`: a fresh single-use auth code (also POST /__sandbox/oauth/consent). */
+		consent,
 		/** Marks one incident resolved now. */
 		resolveIncident(id) {
 			const incident = state.incidents.find((candidate) => candidate.id === id);

@@ -239,6 +239,8 @@ function seededState(now = Date.now()) {
 		rechargeAccounts: { [rechargeAccounts.configured]: { configured: true, balance: 0 }, [rechargeAccounts.notConfigured]: { configured: false, balance: 0 } },
 		usedTransferIds: new Set([existingTransferId]),
 		usedAuthCodes: new Set(),
+		/** Codes of consents given through the control interface, each with the verification id it was started with. */
+		consents: new Map(),
 		transfers: [],
 		nextReference: 500001,
 	};

@@ -319,14 +319,16 @@ function generateToken(state, { body, headers, now }) {
 	if (headers['x-client-id'] !== seed.credentials.clientId || headers['x-client-secret'] !== seed.credentials.clientSecret) return TOKEN_ERRORS.client;
 	if (!/^\d{4}-\d{2}-\d{2}$/.test(headers['x-api-version'] ?? '')) return TOKEN_ERRORS.version;
 	if (!present(body.auth_code)) return TOKEN_ERRORS.missingCode;
-	if (!seed.authCodes.includes(body.auth_code) || state.usedAuthCodes.has(body.auth_code)) return TOKEN_ERRORS.badCode;
+	const consented = state.consents.get(body.auth_code);
+	if ((!seed.authCodes.includes(body.auth_code) && consented === undefined) || state.usedAuthCodes.has(body.auth_code)) return TOKEN_ERRORS.badCode;
 	state.usedAuthCodes.add(body.auth_code);
 	const referenceId = state.nextReference++;
 	return {
 		httpStatus: 200,
 		body: {
 			reference_id: referenceId,
-			verification_id: `verification_${referenceId}`,
+			// The id the merchant gave the verification when it started the flow; a seeded code's flow was started by nobody here.
+			verification_id: consented ?? `verification_${referenceId}`,
 			expiry: new Date(now + 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
 			access_token: `user-access-${referenceId}-${Math.random().toString(36).slice(2, 10)}`,
 		},

@@ -297,19 +297,6 @@ async function startWorker(env, logFile, { healthPort, concurrency = 5, timeoutS
 	return { child, logFile, healthPort, stop: () => stopChild(child, { graceMs: 35000 }), kill: () => child.kill('SIGKILL') };
 }
 
-/** Imports the examples once, so that a user's changes to them survive the next start (as `npm start`). */
-async function importExamplesOnce(userFolder, env) {
-	const marker = path.join(userFolder, '.examples-imported');
-	const examples = n8n.exampleWorkflows();
-	const done = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split(',') : [];
-	const missing = examples.filter((workflow) => !done.includes(workflow.id));
-	if (missing.length) {
-		await n8n.importWorkflows(userFolder, env, missing);
-		fs.writeFileSync(marker, examples.map((workflow) => workflow.id).join(','));
-	}
-	return missing.length;
-}
-
 /** The production webhooks of the workflows in `publish`: [{ path, method }]. */
 function publishedWebhooks(workflows, publish) {
 	return workflows
@@ -379,7 +366,7 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 			fs.writeFileSync(claimsMarker, CLAIMS_CREDENTIAL.id);
 		}
 		if (workflows) await n8n.importWorkflows(mainFolder, stack.mainEnv, workflows);
-		else stack.examplesImported = await importExamplesOnce(mainFolder, stack.mainEnv);
+		else stack.examplesImported = (await n8n.importExamplesOnce(mainFolder, stack.mainEnv)).imported.length;
 		for (const id of publish) {
 			const result = await n8n.n8nCli(['publish:workflow', `--id=${id}`], stack.mainEnv);
 			if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);

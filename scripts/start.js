@@ -15,7 +15,6 @@
  * (.cache/n8n-user-<version> in this checkout), PAYOUTS_CACHE_DIR (~/.cache/n8n-nodes-payouts),
  * N8N_RUNTIME_DIR (<cache>/n8n-<version>).
  */
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -82,31 +81,18 @@ async function main() {
 
 	const imported = await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true });
 	if (imported.sandbox) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
-	if (imported.eventSender) n8n.log(`Credential "Payouts Event Sender" (Header Auth, header ${n8n.EVENT_SENDER.header}) created with the demo value of docs/examples.md: change it before anyone else can reach the webhooks.`);
+	for (const [created, { name }] of [[imported.eventSigning, n8n.EVENT_SIGNING], [imported.appSigning, n8n.APP_SIGNING]]) {
+		if (created) n8n.log(`Credential "${name}" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach its webhook.`);
+	}
 
-	// The examples are imported once, so that a user's changes to them survive the next start.
-	const marker = path.join(USER_FOLDER, '.examples-imported');
-	const wanted = n8n
-		.exampleWorkflows()
-		.map((workflow) => workflow.id)
-		.join(',');
-	const done = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split(',') : [];
-	const missing = n8n.exampleWorkflows().filter((workflow) => !done.includes(workflow.id));
-	if (missing.length) {
-		await n8n.importWorkflows(USER_FOLDER, env, missing);
-		n8n.log(`Imported ${missing.length} example workflow(s).`);
-		fs.writeFileSync(marker, wanted);
+	// The examples are imported once, under fresh ids (nothing of this n8n is overwritten), so that a
+	// user's changes to them survive the next start; one whose name this n8n already holds is kept.
+	const examples = await n8n.importExamplesOnce(USER_FOLDER, env);
+	if (examples.imported.length) n8n.log(`Imported ${examples.imported.length} example workflow(s).`);
+	if (examples.kept.length) n8n.log(`This n8n already has ${examples.kept.join(', ')} (a workflow of the same name): kept as it is.`);
+	if (examples.changed.length) {
+		n8n.log(`Example workflow(s) ${examples.changed.join(', ')} may differ from the copies imported into ${USER_FOLDER} earlier; your copies are kept. To get the new ones: Workflows → Import from File (examples/), or delete that folder for a fresh start.`);
 	}
-	// An example changed in this checkout since it was imported (a safety fix, say) is not imported
-	// over the user's copy: said once, with how to get the new one.
-	const hashes = path.join(USER_FOLDER, '.examples-imported-hashes.json');
-	const known = fs.existsSync(hashes) ? JSON.parse(fs.readFileSync(hashes, 'utf8')) : {};
-	const current = Object.fromEntries(n8n.exampleWorkflows().map((workflow) => [workflow.id, crypto.createHash('sha256').update(JSON.stringify(workflow)).digest('hex')]));
-	const changed = Object.keys(current).filter((id) => done.includes(id) && !missing.some((workflow) => workflow.id === id) && known[id] !== current[id]);
-	if (changed.length) {
-		n8n.log(`Example workflow(s) ${changed.join(', ')} may differ from the copies imported into ${USER_FOLDER} earlier; your copies are kept. To get the new ones: Workflows → Import from File (examples/), or delete that folder for a fresh start.`);
-	}
-	fs.writeFileSync(hashes, JSON.stringify(current));
 
 	n8n.log(`Starting n8n ${runtime.version} on Node ${runtime.nodeVersion}…`);
 	const logFile = path.join(USER_FOLDER, 'n8n.log');

@@ -4,6 +4,7 @@ import { sleep } from 'n8n-workflow';
 
 import { get as getBeneficiary } from '../PayoutsBeneficiary/operations/get';
 import { findErrorRow } from './errors';
+import { redactor } from './redact';
 import type { GuardSettings } from './incidentGuardOption';
 import { listIncidents, windowsFrom } from './incidents';
 import type { Window } from './incidents';
@@ -113,11 +114,12 @@ async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarge
 async function lookUp(context: IExecuteFunctions, target: SendTarget, beneId: string): Promise<Read<IDataObject>> {
 	const answer = await send(context, target, getBeneficiary.request({ beneId, simplify: false }));
 	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') return { value: answer.envelope.data ?? {} };
+	const redact = redactor([target.credentials?.accessToken, target.credentials?.clientSecret]);
 	if (answer.kind === 'envelope') {
 		const { subCode, message } = answer.envelope;
-		return { failed: `${message} (subCode ${subCode}). ${findErrorRow('getBeneficiary', subCode, message).hint}`, final: isFinal(subCode) };
+		return { failed: `${redact(message)} (subCode ${subCode}). ${findErrorRow('getBeneficiary', subCode, message).hint}`, final: isFinal(subCode) };
 	}
-	return { failed: answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus} without the service's envelope`, final: false };
+	return { failed: answer.kind === 'noAnswer' ? redact(answer.reason) : `HTTP ${answer.httpStatus} without the service's envelope`, final: false };
 }
 
 /** The bank code of each beneficiary (first four letters of its IFSC), or why it is unknown. */

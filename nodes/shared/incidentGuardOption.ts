@@ -20,11 +20,14 @@ export interface GuardSettings {
 /** The service lists incidents of the last 90 days (interface document, section 8). */
 export const MAX_LOOK_BACK_DAYS = 90;
 
-/** The option in the transfer's Options collection: off until the user adds it. */
+/** The option in the transfer's Options collection: off until the user adds it; added, it guards (with the defaults below for any setting left out). */
 export const incidentGuardOption: INodeProperties = {
 	displayName: 'Incident Guard',
 	name: 'incidentGuard',
 	type: 'fixedCollection',
+	// One settings group at most: n8n then keeps the option when it is added and left empty
+	// (`{}`), which reads as the defaults below; without it n8n drops the empty value on save.
+	typeOptions: { multipleValues: false },
 	default: {},
 	placeholder: 'Add Incident Guard',
 	description:
@@ -94,10 +97,15 @@ export const incidentGuardOption: INodeProperties = {
 	],
 };
 
-/** The option's value as saved, `{ settings: {...} }`, or undefined when the guard is off. */
+/**
+ * The option's value as saved, `{ settings: {...} }`: undefined (off) only when the option was not
+ * added. Added, it guards: a setting left out (or the whole settings group, `{}`) takes its default,
+ * so an added guard never reads as off.
+ */
 export function readGuardSettings(given: unknown): GuardSettings | undefined {
-	const settings = (given as { settings?: IDataObject } | undefined)?.settings;
-	if (!settings || typeof settings !== 'object') return undefined;
+	if (given === undefined || given === null) return undefined;
+	const saved = (given as { settings?: unknown }).settings;
+	const settings: IDataObject = saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as IDataObject) : {};
 	const action = (['hold', 'fail', 'sendAnyway'] as const).find((value) => value === settings.affectedItems) ?? 'hold';
 	const days = Number(settings.lookBackDays);
 	return {

@@ -71,15 +71,18 @@ export async function listIncidents(context: IExecuteFunctions | IPollFunctions,
 		const incidents = answer.envelope.data?.incidents;
 		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];
 	}
+	// What the service says is redacted like every other answer: the credential's secrets never show.
+	const redact = redactor([target.credentials?.accessToken, target.credentials?.clientSecret]);
 	if (answer.kind === 'envelope') {
-		const { subCode, message } = answer.envelope;
-		throw new NodeApiError(node, answer.envelope as unknown as JsonObject, {
+		const { subCode } = answer.envelope;
+		const message = redact(answer.envelope.message);
+		throw new NodeApiError(node, { ...answer.envelope, message } as unknown as JsonObject, {
 			message: `Listing incidents failed: ${message}`,
 			description: findErrorRow('getIncidents', subCode, message).hint,
 			httpCode: subCode,
 		});
 	}
-	const what = answer.kind === 'noAnswer' ? answer.reason : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redactor([target.credentials?.accessToken])(answer.text)) : 'no envelope'}`;
+	const what = answer.kind === 'noAnswer' ? redact(answer.reason) : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : 'no envelope'}`;
 	throw new NodeApiError(node, { message: what } as JsonObject, {
 		message: `Listing incidents failed: ${what}`,
 		description: query.whenUnclear,

@@ -67,6 +67,7 @@ const scratchWorkflows = [
 		{ id: 't-2', name: 'Row', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [130, 0], parameters: { mode: 'raw', jsonOutput: '{ "amount": "2500.75" }', options: {} } },
 		{ ...transferNode({ operation: 'standardTransfer', beneId: seed.beneficiaries.verified, transferId: 'typed_browser_2', transferMode: 'banktransfer' }), position: [390, 0] },
 	]),
+	scratch('guardEmpty', [transferNode({ operation: 'standardTransfer', beneId: seed.beneficiaries.hdfcBank, amount: '10.00', transferId: 'typed_guard_1', transferMode: 'imps' })]),
 	scratch('cardNetworkB', [transferNode({ operation: 'cardTransfer', token: seed.cards.success1, amount: '10.00', transferId: 'typed_card_b', cardType: 'CREDIT', additionalFields: { networkType: 'NETWORK_B', tokenExpiry: '2030-12' } })]),
 	scratch('cardNetworkA', [transferNode({ operation: 'cardTransfer', token: seed.cards.success1, amount: '10.00', transferId: 'typed_card_a', cardType: 'CREDIT', additionalFields: { networkType: 'NETWORK_A' } })]),
 	{
@@ -78,6 +79,10 @@ const scratchWorkflows = [
 		active: false,
 	},
 ];
+
+// The sender's script of the docs (docs/examples.md, "Signed events").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
 
 const chromiumPath = ensureChromium();
 const describeWithBrowser = chromiumPath ? describe : describe.skip;
@@ -173,17 +178,25 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		// each event in a Postgres table this n8n (SQLite) lacks: the claims suite runs it in queue
 		// mode (test/e2e/queueClaims.test.ts); here the editor only draws it.
 		const runsHere = !workflow.nodes.some((node) => node.type === 'n8n-nodes-base.postgres');
-		if (runsHere) await page.locator('[data-test-id="execute-workflow-button"]').click();
-		const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook') as { parameters?: { path?: string; httpMethod?: string } } | undefined;
+		// The OAuth example has two webhooks: the editor's run here follows a user's browser to the
+		// callback (GET), started from that trigger's own button on the canvas, as a user picks it.
+		const webhooks = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook');
+		const webhook = (webhooks.find((node) => node.parameters?.httpMethod === 'GET') ?? webhooks[0]) as { name: string; parameters?: { path?: string; httpMethod?: string } } | undefined;
+		if (runsHere && webhook && webhooks.length > 1) {
+			await page.locator(`[data-test-id="canvas-node"][data-node-name="${webhook.name}"]`).hover();
+			await page.locator(`[data-test-id="execute-workflow-button-${webhook.name}"]`).click();
+		} else if (runsHere) await page.locator('[data-test-id="execute-workflow-button"]').click();
 		if (webhook && runsHere) {
 			await page.locator('[data-test-id="stop-execution-waiting-for-webhook-button"]').waitFor();
-			// The OAuth callback is called by the browser with a code; the payout event is POSTed by its sender, with its key.
+			// The OAuth callback is called by the browser with a code (a seeded one: a sign-in not started
+			// here, so the token is exchanged and then not kept: 400); the payout event is POSTed by its sender, signed.
 			const url = `${server.url}/webhook-test/${webhook.parameters?.path}`;
 			const response =
 				webhook.parameters?.httpMethod === 'POST'
-					? await page.request.post(url, { data: { eventId: 'browser_event_1', beneId: seed.beneficiaries.verified, amount: '10.00' }, headers: { [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value } })
+					? await page.request.post(url, (({ body, headers }) => ({ data: body, headers }))(signEvent({ eventId: 'browser_event_1', beneId: seed.beneficiaries.verified, amount: '10.00' }, n8n.EVENT_SIGNING.secret)))
 					: await page.request.get(`${url}?auth_code=${seed.authCodes[9]}`);
-			expect(response.status()).toBe(200);
+			if (webhook.parameters?.httpMethod === 'POST') expect(response.status()).toBe(200);
+			else expect([response.status(), (await response.json()).message]).toEqual([400, expect.stringMatching(/^This sign-in was not started here/)]);
 		}
 		if (runsHere) {
 			await page.getByText('Workflow executed successfully').waitFor({ timeout: 60000 });
@@ -359,6 +372,31 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await ndv.locator('[data-test-id="parameter-input-networkType"]').waitFor();
 		expect(await ndv.locator('[data-test-id="parameter-input-tokenExpiry"]').count()).toBe(0);
 		await closeNdv(ndv);
+	});
+
+	test('typing: Options → Incident Guard added and its settings left empty guards with the defaults: the row at a bank with an open incident on its mode is held, nothing is sent', async () => {
+		await resetSandbox();
+		const ndv = await openNode('guardEmpty', 'Pay');
+		// Options is the panel's last collection (after Additional Fields): its "Add option" picker.
+		await ndv.locator('[data-test-id="node-parameters"] [data-test-id="collection-parameter-add"]').last().click();
+		await page.locator('[data-test-id="collection-parameter-option"]', { hasText: 'Incident Guard' }).first().click();
+		// Added as the editor adds it: its settings group not opened, nothing set.
+		await waitOrReport(ndv.getByText('Add Incident Guard').first(), 'guard-added', 15000);
+		await closeNdv(ndv);
+		await page.keyboard.press('Control+s');
+		await page.waitForTimeout(1500);
+		// What n8n saved: the option, present and empty.
+		const saved = (await rest('GET', '/workflows/guardEmpty')) as { nodes: Array<{ name: string; parameters: { options?: Record<string, unknown> } }> };
+		expect(saved.nodes.find((node) => node.name === 'Pay')?.parameters.options).toEqual({ incidentGuard: {} });
+		const again = await openNode('guardEmpty', 'Pay');
+		await executeStep(again);
+		await waitOrReport(again.getByText('HELD').first(), 'guard-held');
+		await shoot('typing-incident-guard-empty-held');
+		// The incidents were listed (the guard ran), and no transfer was sent.
+		expect(sandbox.requests().some((request) => request.path === '/payout/v1/incidents')).toBe(true);
+		expect(sandbox.requests().filter((request) => request.path === '/payout/v1.2/requestTransfer')).toEqual([]);
+		expect(sandbox.state().transfers).toEqual([]);
+		await closeNdv(again);
 	});
 
 	test("typing: the trigger's Fetch Test Event with Trigger On 'New Incident' gives an open incident, and its subtitle reads New Incident", async () => {

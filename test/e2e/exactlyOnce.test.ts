@@ -18,6 +18,9 @@ import type { Sandbox } from '../helpers/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
+
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
 const node = (id: string, name: string, type: string, position: number, parameters: Json, extra: Json = {}) => ({ id, name, type, typeVersion: 1, position: [position * 220, 0], parameters, ...extra });
 const rowsNode = (id: string, rows: Json[]) => ({ ...node(`${id}-rows`, 'Rows', 'n8n-nodes-base.set', 1, { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} }), typeVersion: 3.4 });
@@ -228,7 +231,8 @@ describe('webhook events at once, one execution each (report 4)', () => {
 test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED when the event comes again, 503 for no clear answer (also when it comes again and the service holds it), 422 for a refusal', async () => {
 	await n8n.waitForWebhook(rest.url, 'payouts-event');
 	const post = async (body: Json) => {
-		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', headers: { 'content-type': 'application/json', [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value }, body: JSON.stringify(body) });
+		// Signed as the docs' sender script signs (examples/sign-event.js).
+		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', ...signEvent(body, n8n.EVENT_SIGNING.secret) });
 		return { code: response.status, body: (await response.json()) as Json };
 	};
 	const event = { eventId: 'eo11_evt_1', beneId: seed.beneficiaries.verified, amount: 120 };

@@ -72,7 +72,7 @@ test('an error stops the run with exit code 1 and the mapped error: name, messag
 });
 
 describe("the reconciliation template (a run's output against the dashboard's export)", () => {
-	type Row = { transferId: string; status: string };
+	type Row = { transferId: string; status: string; amount?: string; beneId?: string };
 	/** The template with a run's rows in Run Output and an export's text in Dashboard Export, as a user puts theirs. */
 	const withData = (template: Workflow, rows: Row[], exported: string): Workflow => ({
 		...template,
@@ -88,14 +88,15 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 	/** Each list's rows as [Transfer ID, the run's status, the dashboard's], by Transfer ID (Merge puts matched rows first). */
 	const lists = (output: (node: string) => Json[]) => {
 		const rows = (node: string) => output(node).map((item) => [String(item.transferId), String(item.status), String(item.dashboardStatus)]).sort((a, b) => a[0].localeCompare(b[0]));
-		return { reportedPaidNotOnDashboard: rows('Reported Paid, Not Paid on Dashboard'), inDoubt: rows('In Doubt'), paidOnDashboardOnly: rows('Paid on Dashboard Only'), matches: rows('Matches') };
+		return { reportedPaidNotOnDashboard: rows('Reported Paid, Not Paid on Dashboard'), inDoubt: rows('In Doubt'), amountOrPayeeDiffers: rows('Paid, Amount or Payee Differs'), paidOnDashboardOnly: rows('Paid on Dashboard Only'), matches: rows('Matches') };
 	};
 
-	test('as shipped: its sample (example 3\'s run, one row reversed on the dashboard) sorted into the four lists', async () => {
+	test('as shipped: its sample (example 3\'s run, one row reversed on the dashboard) sorted into the five lists', async () => {
 		const { output } = await execute('payoutsReconcile');
 		expect(lists(output)).toEqual({
 			reportedPaidNotOnDashboard: [['nov_payout_0003', 'SUCCESS', 'FAILED']],
 			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'PENDING']],
+			amountOrPayeeDiffers: [],
 			paidOnDashboardOnly: [],
 			matches: [
 				['nov_payout_0001', 'SUCCESS', 'SUCCESS'],
@@ -103,7 +104,35 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 				['nov_payout_0004', 'PENDING', 'PENDING'],
 			],
 		});
-		expect(output('In Doubt')[0].settle).toMatch(/^Paid on the dashboard \(PENDING\): it is paid; never pay it again/);
+		expect(output('In Doubt')[0].settle).toBe(
+			"Paid on the dashboard (PENDING, amount 75.00 to BENENORESPONSE; the run's row: 75.00 to BENENORESPONSE): it is paid; never pay it again. Map PENDING to Options > 'Settle With Dashboard Status', so the row reads so from then on.",
+		);
+	});
+
+	test('a row paid on both sides with another amount or payee is not a match; a row in doubt that failed on the dashboard is paid under a new Transfer ID, as the status table says', async () => {
+		const exported = [
+			'Transfer ID,Status,Amount,Reference ID,Type,Payee',
+			'nov_payout_0001,SUCCESS,150.00,500001,standardTransfer,BENEVERIFIED1',
+			'nov_payout_0003,SUCCESS,99.99,500002,standardTransfer,BENEVERIFIED1',
+			'nov_payout_0004,PENDING,500.00,500003,standardTransfer,BENEPENDING',
+			'nov_payout_0005,FAILED,75.00,500004,standardTransfer,BENENORESPONSE',
+		].join('\r\n');
+		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), sample.rows, exported)]);
+		const { output } = await execute('payoutsReconcile');
+		expect(lists(output)).toEqual({
+			reportedPaidNotOnDashboard: [],
+			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'FAILED']],
+			amountOrPayeeDiffers: [
+				['nov_payout_0001', 'SUCCESS', 'SUCCESS'],
+				['nov_payout_0003', 'SUCCESS', 'SUCCESS'],
+			],
+			paidOnDashboardOnly: [],
+			matches: [
+				['nov_payout_0002', 'ERROR', 'NOT_FOUND'],
+				['nov_payout_0004', 'PENDING', 'PENDING'],
+			],
+		});
+		expect(output('In Doubt')[0].settle).toBe('Not paid on the dashboard (FAILED). Card or standard: it can never be paid under this Transfer ID: pay it under a new one.');
 	});
 
 	test('an export with no transfers at all (only its header): every row the run reported paid is listed, none lost', async () => {
@@ -116,13 +145,17 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 				['nov_payout_0004', 'PENDING', 'NOT_FOUND'],
 			],
 			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'NOT_FOUND']],
+			amountOrPayeeDiffers: [],
 			paidOnDashboardOnly: [],
 			matches: [['nov_payout_0002', 'ERROR', 'NOT_FOUND']],
 		});
 	});
 
 	test("a real run's output against the sandbox's export: every row where the ledger puts it", async () => {
-		const batch = await execute('payoutsCsvBatch');
+		// A copy of example 3 of its own: a workflow whose record of sent transfers knows none of the
+		// earlier tests' rows (the sandbox is reset before each test, n8n is not).
+		await n8n.importWorkflows(suite.userFolder, suite.env, [{ ...example('csv-batch-payouts'), id: 'payoutsCsvBatchReal', name: 'E2E: example 3, run for the reconciliation' }]);
+		const batch = await execute('payoutsCsvBatchReal');
 		// Two rows the run and the service disagree on: one the run reports paid that the service
 		// never booked (a row edited by hand), one the run refused that was paid from elsewhere.
 		const outside = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, {
@@ -132,9 +165,9 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		});
 		expect(outside.status).toBe(200);
 		const run: Row[] = [
-			...['Paid', 'Pending', 'Needs a Check', 'Not Sent'].flatMap((node) => batch.output(node).map((item) => ({ transferId: String(item.transferId), status: String(item.status) }))),
-			{ transferId: 'nov_payout_0006', status: 'SUCCESS' },
-			{ transferId: 'nov_payout_0007', status: 'ERROR' },
+			...['Paid', 'Pending', 'Needs a Check', 'Not Sent'].flatMap((node) => batch.output(node).map((item) => ({ transferId: String(item.transferId), status: String(item.status), amount: String(item.amount), beneId: String(item.beneId) }))),
+			{ transferId: 'nov_payout_0006', status: 'SUCCESS', amount: '10.00', beneId: seed.beneficiaries.verified },
+			{ transferId: 'nov_payout_0007', status: 'ERROR', amount: '42.00', beneId: seed.beneficiaries.verified2 },
 		].sort((a, b) => a.transferId.localeCompare(b.transferId));
 		const exported = await (await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`)).text();
 
@@ -142,13 +175,15 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		const { output } = await execute('payoutsReconcile');
 
 		// The judge: the sandbox's ledger, read by the rule the template documents.
-		const booked = new Map(sandbox.state().transfers.map((transfer) => [transfer.transferId, transfer.status === 'UNKNOWN' ? 'PENDING' : transfer.status]));
-		const dashboard = (id: string) => booked.get(id) ?? 'NOT_FOUND';
+		const transfers = new Map(sandbox.state().transfers.map((transfer) => [transfer.transferId, transfer as unknown as { status: string; amount: number; beneId?: string }]));
+		const dashboard = (id: string) => { const status = transfers.get(id)?.status; return status === undefined ? 'NOT_FOUND' : status === 'UNKNOWN' ? 'PENDING' : status; };
 		const paidThere = (id: string) => ['SUCCESS', 'PENDING'].includes(dashboard(id));
-		const expected = { reportedPaidNotOnDashboard: [] as string[][], inDoubt: [] as string[][], paidOnDashboardOnly: [] as string[][], matches: [] as string[][] };
-		for (const { transferId, status } of run) {
+		const sameValues = (row: Row) => transfers.get(row.transferId)?.amount === Number(row.amount) && transfers.get(row.transferId)?.beneId === row.beneId;
+		const expected = { reportedPaidNotOnDashboard: [] as string[][], inDoubt: [] as string[][], amountOrPayeeDiffers: [] as string[][], paidOnDashboardOnly: [] as string[][], matches: [] as string[][] };
+		for (const row of run) {
+			const { transferId, status } = row;
 			const entry = [transferId, status, dashboard(transferId)];
-			if (['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(status)) (paidThere(transferId) ? expected.matches : expected.reportedPaidNotOnDashboard).push(entry);
+			if (['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(status)) (paidThere(transferId) ? (sameValues(row) ? expected.matches : expected.amountOrPayeeDiffers) : expected.reportedPaidNotOnDashboard).push(entry);
 			else if (['UNKNOWN', 'ALREADY_EXISTS'].includes(status)) expected.inDoubt.push(entry);
 			else (paidThere(transferId) ? expected.paidOnDashboardOnly : expected.matches).push(entry);
 		}
@@ -157,6 +192,7 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		expect(lists(output)).toEqual({
 			reportedPaidNotOnDashboard: [['nov_payout_0006', 'SUCCESS', 'NOT_FOUND']],
 			inDoubt: [['nov_payout_0005', 'UNKNOWN', 'PENDING']],
+			amountOrPayeeDiffers: [],
 			paidOnDashboardOnly: [['nov_payout_0007', 'ERROR', 'SUCCESS']],
 			matches: [
 				['nov_payout_0001', 'SUCCESS', 'SUCCESS'],

@@ -3,12 +3,14 @@
  * package installed the community-package way, the credentials `npm start` imports) and called or
  * polled as in production, judged by the sandbox's ledger (`GET /__sandbox/state`) and by what it
  * received:
- * - the event example authenticates its caller with n8n's Header Auth (none or a wrong key: 403,
- *   nothing runs, nothing paid), checks the payload (a bad one: 400, nothing sent), pays an event
- *   once under the Transfer ID made of its id (a UUID: its 32 hex digits), and a redelivery pays
- *   nothing more;
- * - the OAuth callback never answers the browser with the token, and answers a missing or
- *   malformed code with 400 without calling the service;
+ * - the event example takes only signed events (unsigned, another secret, expired: n8n refuses
+ *   them and nothing runs; stale or over another body: 401; nothing paid), checks the payload (a
+ *   bad one: 400, nothing sent), pays an event once under the Transfer ID made of its id (a UUID:
+ *   its 32 hex digits), a redelivery or a replay pays nothing more, and each outcome is answered
+ *   as docs/examples.md's table says (503 with Retry-After for what may succeed later);
+ * - the OAuth callback connects only a sign-in it started (a verification id it gave out, once,
+ *   within 30 minutes), never answers the browser with the token, saves no successful execution,
+ *   and answers a missing or malformed code with 400 without calling the service;
  * - the incident check reports each incident once, one open since yesterday included, and then
  *   only what changed;
  * - the paylink check reports a paylink's status only when it changed since the last check (also
@@ -21,6 +23,10 @@ import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
+
+// The sender's script of the docs (docs/examples.md, "Signed events").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string, options?: { now?: number; lifetimeSeconds?: number }) => { body: string; headers: Record<string, string> } };
 
 const YESTERDAY = new Date(Date.now() - 26 * 3600 * 1000).toISOString();
 /** Opened before n8n starts: an incident open since yesterday, which the old example (today's list) missed. */
@@ -35,6 +41,18 @@ const incidentCheck = withNode(example('incident-check'), 'Incident Check', (nod
 	// The shortest interval n8n activates for a polling trigger.
 	parameters: { ...(node.parameters as Json), pollTimes: { item: [{ mode: 'everyMinute' }] } },
 }));
+/** The event example whose Pay Payee fails as a whole before sending: its credential's Base URL is plain http to a host that is not loopback. */
+const BROKEN = { id: 'payoutsBrokenBaseUrl', name: 'Payouts Sandbox (http Base URL)' };
+const eventBroken = {
+	...example('event-payout'),
+	id: 'payoutsEventBroken',
+	name: 'E2E: the event example, its payouts credential broken',
+	nodes: example('event-payout').nodes.map((node) => ({
+		...node,
+		...(node.type === 'n8n-nodes-base.webhook' ? { webhookId: 'payouts-event-broken-0001', parameters: { ...(node.parameters as Json), path: 'payouts-event-broken' } } : {}),
+		...(node.type === 'n8n-nodes-payouts.payoutsTransfer' ? { credentials: { payoutsApi: BROKEN } } : {}),
+	})),
+};
 const paylinkStatus = withNode(example('paylink-status'), 'Every 15 Minutes', (node) => ({ ...node, parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 8 }] } } }));
 
 let suite: SuiteN8n;
@@ -45,8 +63,9 @@ let sinceYesterday: { id: number };
 beforeAll(async () => {
 	suite = await suiteN8n({
 		name: 'e2e-examples-published',
-		workflows: [example('event-payout'), example('oauth-callback'), incidentCheck, paylinkStatus],
-		publish: ['payoutsEventPayout', 'payoutsOAuthCallback', 'payoutsIncidentCheck', 'payoutsPaylinkStatus'],
+		workflows: [example('event-payout'), eventBroken, example('oauth-callback'), incidentCheck, paylinkStatus],
+		publish: ['payoutsEventPayout', 'payoutsEventBroken', 'payoutsOAuthCallback', 'payoutsIncidentCheck', 'payoutsPaylinkStatus'],
+		credentials: [{ ...BROKEN, type: 'payoutsApi', data: { baseUrl: 'http://payouts.example.com', accessToken: seed.credentials.accessToken } }],
 		server: true,
 		prepare: async (service) => {
 			sinceYesterday = service.openIncident(SINCE_YESTERDAY);
@@ -55,7 +74,9 @@ beforeAll(async () => {
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 	await n8n.waitForWebhook(rest.url, 'payouts-event');
+	await n8n.waitForWebhook(rest.url, 'payouts-event-broken');
 	await n8n.waitForWebhook(rest.url, 'payouts-oauth-callback', { method: 'GET' });
+	await n8n.waitForWebhook(rest.url, 'payouts-oauth-start');
 });
 
 afterAll(async () => suite?.close());
@@ -146,33 +167,61 @@ describe('the OAuth callback, published', () => {
 		const response = await fetch(`${rest.url}/webhook/payouts-oauth-callback${query}`);
 		return { code: response.status, text: await response.text() };
 	};
+	/** Your app asks for a verification id, signed with the app's secret as the sender's script signs. */
+	const startSignIn = async (body: unknown, secret = n8n.APP_SIGNING.secret) => {
+		const response = await fetch(`${rest.url}/webhook/payouts-oauth-start`, { method: 'POST', ...signEvent(body, secret) });
+		const text = await response.text();
+		return { code: response.status, body: (() => { try { return JSON.parse(text) as Json; } catch { return { text }; } })() };
+	};
 
-	test('the browser gets "Connected", never the token; a missing, malformed or used code is answered 400', async () => {
+	test('a sign-in started here: the browser gets "Connected", never the token; no successful execution is saved', async () => {
+		const started = await startSignIn({ user: 'user-42' });
+		expect(started).toEqual({ code: 200, body: { verificationId: expect.stringMatching(/^[0-9a-f]{32}$/) } });
+		const verificationId = String(started.body.verificationId);
+		const { authCode } = sandbox.consent({ verificationId });
 		const before = tokenRequests();
-		const connected = await call(`?auth_code=${seed.authCodes[5]}`);
+		const connected = await call(`?auth_code=${authCode}`);
 		expect(connected.code).toBe(200);
-		expect(JSON.parse(connected.text)).toEqual({ message: expect.stringMatching(/^Connected: verification verification_\d+, token valid until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/) });
+		expect(JSON.parse(connected.text)).toEqual({ message: expect.stringMatching(new RegExp(`^Connected: verification ${verificationId}, token valid until \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`)) });
 		// The sandbox's tokens read user-access-<reference>-<random>.
 		expect(connected.text).not.toMatch(/user-access-|access_token/);
-		expect(sandbox.state().usedAuthCodes).toContain(seed.authCodes[5]);
 		expect(tokenRequests()).toBe(before + 1);
+		// Used once: a second consent to the same verification is not connected.
+		const again = await call(`?auth_code=${sandbox.consent({ verificationId }).authCode}`);
+		expect([again.code, JSON.parse(again.text).message]).toEqual([400, expect.stringMatching(/^This sign-in was not started here/)]);
+		// Workflow Settings: successful production executions are not saved, so no token stays in n8n.
+		const saved = await executionsOf('payoutsOAuthCallback');
+		expect(saved.filter((execution) => execution.status === 'success')).toEqual([]);
+	});
 
+	test('starting a sign-in takes your app\'s signature and a user; a verification this workflow never gave out is not connected', async () => {
+		expect((await startSignIn({ user: 'user-43' }, 'not-the-app-secret')).code).toBe(403);
+		expect(await startSignIn({ name: 'no user' })).toMatchObject({ code: 400 });
+		// A seeded code's flow was started by nobody here: its token is refused, not kept.
+		const before = tokenRequests();
+		const stranger = await call(`?auth_code=${seed.authCodes[5]}`);
+		expect([stranger.code, JSON.parse(stranger.text).message]).toEqual([400, 'This sign-in was not started here, or was started too long ago: start it again from the app.']);
+		expect(stranger.text).not.toMatch(/user-access-|access_token/);
+		expect(tokenRequests()).toBe(before + 1);
+	});
+
+	test('a missing, malformed or used code is answered 400; a malformed one without calling the service', async () => {
+		const before = tokenRequests();
 		for (const query of ['', '?auth_code=', '?auth_code=two%20words', `?auth_code=${'x'.repeat(2049)}`, `?auth_code=${seed.authCodes[6]}&auth_code=${seed.authCodes[7]}`]) {
 			const refused = await call(query);
 			expect([query.slice(0, 40), refused.code, JSON.parse(refused.text).message]).toEqual([query.slice(0, 40), 400, 'This sign-in link has no valid code: start the sign-in again.']);
 		}
-		expect(tokenRequests()).toBe(before + 1);
-
+		expect(tokenRequests()).toBe(before);
 		const used = await call(`?auth_code=${seed.authCodes[5]}`);
 		expect([used.code, JSON.parse(used.text).message]).toEqual([400, 'The sign-in could not be completed: start it again.']);
-		expect(tokenRequests()).toBe(before + 2);
+		expect(tokenRequests()).toBe(before + 1);
 	});
 });
 
 describe('the event example (Webhook → Payouts Transfer), published', () => {
-	const KEY = { [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value };
-	async function deliver(body: unknown, headers: Record<string, string> = KEY, contentType = 'application/json') {
-		const response = await fetch(`${rest.url}/webhook/payouts-event`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+	/** A request as the sender's script makes it (examples/sign-event.js), or as given. */
+	async function deliver(request: { body: string; headers: Record<string, string> }, webhookPath = 'payouts-event') {
+		const response = await fetch(`${rest.url}/webhook/${webhookPath}`, { method: 'POST', ...request });
 		const text = await response.text();
 		let json: Json | undefined;
 		try {
@@ -180,42 +229,77 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 		} catch {
 			json = undefined;
 		}
-		return { code: response.status, body: json, text };
+		return { code: response.status, body: json, text, retryAfter: response.headers.get('retry-after') };
 	}
+	const signed = (body: unknown, options?: { now?: number; lifetimeSeconds?: number }) => signEvent(body, n8n.EVENT_SIGNING.secret, options);
 	const event = (eventId: string, amount: unknown = '250.00', beneId: unknown = seed.beneficiaries.verified) => ({ eventId, beneId, amount });
+	const nothingSent = async () => ({ ledger: await ledger(), requests: transferRequests().length });
 
-	test('a caller without the key, with a wrong one, or with the key under another header is refused (403): nothing runs, nothing is paid', async () => {
-		const before = { ledger: await ledger(), requests: transferRequests().length, executions: (await executionsOf('payoutsEventPayout')).length };
-		const refused = [
-			await deliver(event('evt_nokey_1'), {}),
-			await deliver(event('evt_nokey_2'), { [n8n.EVENT_SENDER.header]: 'not-the-key' }),
-			await deliver(event('evt_nokey_3'), { [n8n.EVENT_SENDER.header]: '' }),
-			await deliver(event('evt_nokey_4'), { authorization: `Bearer ${n8n.EVENT_SENDER.value}` }),
-		];
-		expect(refused.map((answer) => answer.code)).toEqual([403, 403, 403, 403]);
-		// What n8n answers says nothing of the key.
-		for (const answer of refused) expect(answer.text).not.toContain(n8n.EVENT_SENDER.value);
-		expect(await ledger()).toEqual(before.ledger);
-		expect(transferRequests()).toHaveLength(before.requests);
+	test('unsigned, signed with another secret, expired or with alg "none": n8n refuses it (401, 403) and nothing runs; stale or over another body: the template refuses it (401); nothing is paid', async () => {
+		const before = { ...(await nothingSent()), executions: (await executionsOf('payoutsEventPayout')).length };
+		const good = signed(event('evt_sig_1'));
+		const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${good.headers.authorization.split('.')[1]}.`;
+		const byN8n = {
+			unsigned: await deliver({ body: good.body, headers: { 'content-type': 'application/json' } }),
+			otherSecret: await deliver(signEvent(event('evt_sig_2'), 'not-the-secret')),
+			expired: await deliver(signed(event('evt_sig_3'), { now: Date.now() - 10 * 60_000 })),
+			algNone: await deliver({ body: good.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${none}` } }),
+			secretAsBearer: await deliver({ body: good.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${n8n.EVENT_SIGNING.secret}` } }),
+		};
+		expect(Object.fromEntries(Object.entries(byN8n).map(([name, answer]) => [name, answer.code]))).toEqual({ unsigned: 401, otherSecret: 403, expired: 403, algNone: 403, secretAsBearer: 403 });
+		for (const answer of Object.values(byN8n)) expect(answer.text).not.toContain(n8n.EVENT_SIGNING.secret);
 		expect((await executionsOf('payoutsEventPayout')).length).toBe(before.executions);
+		const byTemplate = {
+			stale: await deliver(signed(event('evt_sig_4'), { now: Date.now() - 10 * 60_000, lifetimeSeconds: 3600 })),
+			otherBody: await deliver({ ...signed(event('evt_sig_5')), body: JSON.stringify(event('evt_sig_5', '999.00')) }),
+		};
+		for (const answer of Object.values(byTemplate)) expect({ code: answer.code, status: answer.body?.status }).toEqual({ code: 401, status: 'UNSIGNED' });
+		expect(await nothingSent()).toEqual({ ledger: before.ledger, requests: before.requests });
 	});
 
-	test('with the key: the event pays once; the same event delivered again pays nothing more', async () => {
+	test('a signed event pays once; the same signed request replayed within its five minutes pays nothing more', async () => {
 		const before = await ledger();
-		const first = await deliver(event('evt_pub_1001', '250.00'));
+		const request = signed(event('evt_pub_1001', '250.00'));
+		const first = await deliver(request);
 		expect(first).toMatchObject({ code: 200, body: { eventId: 'evt_pub_1001', transferId: 'evt_pub_1001', status: 'SUCCESS', referenceId: expect.any(String) } });
-		const again = await deliver(event('evt_pub_1001', '250.00'));
-		expect(again).toMatchObject({ code: 200, body: { eventId: 'evt_pub_1001', status: 'ALREADY_SUBMITTED', referenceId: (first.body as Json).referenceId } });
-		const after = await ledger();
-		expect(after.slice(before.length).map(({ transferId, amount }) => ({ transferId, amount }))).toEqual([{ transferId: 'evt_pub_1001', amount: 250 }]);
+		const replay = await deliver(request);
+		expect(replay).toMatchObject({ code: 200, body: { eventId: 'evt_pub_1001', status: 'ALREADY_SUBMITTED', referenceId: (first.body as Json).referenceId } });
+		const again = await deliver(signed(event('evt_pub_1001', '250.00')));
+		expect(again).toMatchObject({ code: 200, body: { status: 'ALREADY_SUBMITTED' } });
 		// An amount exactly at the limit is paid; a number in the JSON is read as its decimal text.
-		expect(await deliver(event('evt_pub_1002', '1000.00'))).toMatchObject({ code: 200, body: { status: 'SUCCESS' } });
-		expect(await deliver(event('evt_pub_1003', 120))).toMatchObject({ code: 200, body: { status: 'SUCCESS' } });
+		expect(await deliver(signed(event('evt_pub_1002', '1000.00')))).toMatchObject({ code: 200, body: { status: 'SUCCESS' } });
+		expect(await deliver(signed(event('evt_pub_1003', 120)))).toMatchObject({ code: 200, body: { status: 'SUCCESS' } });
 		expect((await ledger()).slice(before.length).map(({ transferId, amount }) => [transferId, amount])).toEqual([
 			['evt_pub_1001', 250],
 			['evt_pub_1002', 1000],
 			['evt_pub_1003', 120],
 		]);
+	});
+
+	// One row per row of docs/examples.md's "What the sender hears" that this template can meet.
+	test.each([
+		['PENDING: paid, pending at the bank', event('evt_ans_1', '20.00', seed.beneficiaries.pendingAtBank), 202, 'PENDING', null, true],
+		['UNKNOWN: may have been paid', event('evt_ans_2', '20.00', seed.beneficiaries.noBankResponse), 503, 'UNKNOWN', '60', true],
+		["ERROR, the beneficiary's 30-minute wait", event('evt_ans_3', '20.00', seed.beneficiaries.newlyAdded), 503, 'ERROR', '1800', false],
+		['ERROR that may succeed later (failed at the bank)', event('evt_ans_4', '20.00', seed.beneficiaries.bankFails), 503, 'ERROR', '60', false],
+		['ERROR for good: the beneficiary does not exist', event('evt_ans_5', '20.00', seed.unknownBeneId), 422, 'ERROR', null, false],
+		['ERROR for good: the beneficiary is blocked', event('evt_ans_6', '20.00', seed.beneficiaries.blocked), 422, 'ERROR', null, false],
+		['ALREADY_EXISTS: the Transfer ID is another transfer', event(seed.existingTransferId, '20.00'), 409, 'ALREADY_EXISTS', null, false],
+		['INVALID: a bad event', event('evt_ans_7', '20.005'), 400, 'INVALID', null, false],
+	])('what the sender hears: %s', async (_case, body, code, status, retryAfter, books) => {
+		const before = await ledger();
+		const answer = await deliver(signed(body));
+		expect({ code: answer.code, status: answer.body?.status, retryAfter: answer.retryAfter, senderShould: typeof answer.body?.senderShould }).toEqual({ code, status, retryAfter, senderShould: 'string' });
+		expect((await ledger()).length - before.length).toBe(books ? 1 : 0);
+	});
+
+	test('what the sender hears: Pay Payee did not run at all (its credential has an http:// Base URL): 503 NOT_SENT with Retry-After, nothing sent', async () => {
+		const before = await nothingSent();
+		const answer = await deliver(signed(event('evt_ans_8', '20.00')), 'payouts-event-broken');
+		expect({ code: answer.code, status: answer.body?.status, retryAfter: answer.retryAfter }).toEqual({ code: 503, status: 'NOT_SENT', retryAfter: '60' });
+		expect(await nothingSent()).toEqual(before);
+		// Delivered again to the working template, it pays.
+		expect(await deliver(signed(event('evt_ans_8', '20.00')))).toMatchObject({ code: 200, body: { status: 'SUCCESS' } });
 	});
 
 	test.each([
@@ -232,22 +316,22 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 		['an amount above the limit', event('evt_bad_7', '1000.01'), /'amount' is above this workflow's limit of 1000\.00 per event/],
 		['an amount far above the limit, as a number', event('evt_bad_8', 99999), /'amount' is above this workflow's limit/],
 		['a body that is not JSON', 'pay evt_bad_9 please', /'eventId' is missing/],
-	])('a bad event (%s) is answered 400 with its problems: nothing is sent, nothing paid', async (_case, body, problem) => {
-		const before = { ledger: await ledger(), requests: transferRequests().length };
-		const answer = await deliver(body, KEY, typeof body === 'string' ? 'text/plain' : 'application/json');
+	])('a bad event (%s), signed, is answered 400 with its problems: nothing is sent, nothing paid', async (_case, body, problem) => {
+		const before = await nothingSent();
+		const request = signed(body);
+		const answer = await deliver(typeof body === 'string' ? { ...request, headers: { ...request.headers, 'content-type': 'text/plain' } } : request);
 		expect(answer.code).toBe(400);
 		expect(answer.body).toMatchObject({ status: 'INVALID', message: expect.stringMatching(/^Nothing was paid: /) });
 		expect((answer.body as { problems: string[] }).problems).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
-		expect(transferRequests()).toHaveLength(before.requests);
-		expect(await ledger()).toEqual(before.ledger);
+		expect(await nothingSent()).toEqual(before);
 	});
 
 	test('a UUID event id pays once, under its 32 hex digits as the Transfer ID; delivered again, nothing more', async () => {
 		const uuid = '5f0c6a0e-3b7d-4c1a-9e2f-8a4b6c2d1e0f';
 		const transferId = '5f0c6a0e3b7d4c1a9e2f8a4b6c2d1e0f';
 		const before = await ledger();
-		expect(await deliver(event(uuid, '75.25'))).toMatchObject({ code: 200, body: { eventId: uuid, transferId, status: 'SUCCESS' } });
-		expect(await deliver(event(uuid, '75.25'))).toMatchObject({ code: 200, body: { eventId: uuid, transferId, status: 'ALREADY_SUBMITTED' } });
+		expect(await deliver(signed(event(uuid, '75.25')))).toMatchObject({ code: 200, body: { eventId: uuid, transferId, status: 'SUCCESS' } });
+		expect(await deliver(signed(event(uuid, '75.25')))).toMatchObject({ code: 200, body: { eventId: uuid, transferId, status: 'ALREADY_SUBMITTED' } });
 		expect((await ledger()).slice(before.length).map(({ transferId: id, amount }) => [id, amount])).toEqual([[transferId, 75.25]]);
 		expect(transferRequests().filter((request) => (request.body as Json).transferId === transferId)).toHaveLength(1);
 	});

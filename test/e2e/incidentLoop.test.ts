@@ -4,7 +4,8 @@
  * example "release held payouts" (examples/incident-release-held.json), started by the Payouts
  * Incident Trigger of an active workflow on `resolved`, pays the held rows of that bank and mode
  * with their own Transfer IDs and forgets only those whose money moved; a row in doubt stays in the
- * table with its status and hint. The evidence is the sandbox's ledger.
+ * table with its status and hint; an hourly check alerts on every row kept longer than the limit
+ * the user sets. The evidence is the sandbox's ledger.
  *
  * Both run in the n8n server (the Data Table module is not loaded by `n8n execute`).
  *
@@ -31,13 +32,23 @@ const readHeld = {
 	active: false,
 };
 
+/** The release workflow with its Waiting Limit at 0 hours: every row kept is kept too long. */
+const releaseLimitZero = {
+	...example('incident-release-held'),
+	id: 'payoutsReleaseHeldNow',
+	name: 'E2E: release held payouts, waiting limit 0',
+	nodes: example('incident-release-held').nodes.map((node) =>
+		node.name === 'Waiting Limit' ? { ...node, parameters: { ...(node.parameters as Json), assignments: { assignments: [{ id: 'l-0', name: 'maxHeldHours', value: '0', type: 'number' }] } } } : node,
+	),
+};
+
 let suite: SuiteN8n;
 let sandbox: Sandbox;
 let rest: Rest;
 
 beforeAll(async () => {
 	// The release workflow is active (published) before n8n starts, as a user would leave it.
-	suite = await suiteN8n({ name: 'e2e-incidents', workflows: [example('incident-guarded-batch'), example('incident-release-held'), readHeld], publish: ['payoutsReleaseHeld'], server: true });
+	suite = await suiteN8n({ name: 'e2e-incidents', workflows: [example('incident-guarded-batch'), example('incident-release-held'), releaseLimitZero, readHeld], publish: ['payoutsReleaseHeld'], server: true });
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 });
@@ -75,6 +86,15 @@ test('a row held by an open incident is kept, then paid exactly once when the in
 		{ transferId: 'dec_payout_0001', bankCode: 'HDFC', incidentMode: 'IMPS', amount: '1200.00', incidentIds: String(seed.incidentBanks.openScheduledImpsAtHdfc.incidentId), lastStatus: 'HELD' },
 		{ transferId: 'dec_payout_0004', bankCode: 'YESB', incidentMode: 'RTGS', amount: '2500.00', incidentIds: String(seed.incidentBanks.openRtgsAtYesb.incidentId), lastStatus: 'HELD' },
 	]);
+
+	// The hourly check: as shipped (24 hours) the rows just held raise no alert; with a limit of 0 hours, each does, with its last status.
+	expect((await execute('payoutsReleaseHeld', 'Every Hour')).output('Alert: Waiting Too Long')).toEqual([]);
+	const alerts = (await execute('payoutsReleaseHeldNow', 'Every Hour')).output('Alert: Waiting Too Long');
+	expect(alerts.map(({ transferId, lastStatus }) => [transferId, lastStatus]).sort()).toEqual([
+		['dec_payout_0001', 'HELD'],
+		['dec_payout_0004', 'HELD'],
+	]);
+	expect(alerts[0].message).toMatch(/^Not paid for more than 0 hours: dec_payout_000[14] \(/);
 
 	// 2. Both incidents are resolved (over the sandbox's HTTP control interface); the HDFC row's
 	// transfer is booked but its answer is lost (the connection dropped): in doubt.

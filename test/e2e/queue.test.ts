@@ -22,6 +22,10 @@ const n8n = require('../../scripts/n8n.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 
+// The sender's script of the docs (docs/examples.md, "Signed events").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
+
 // Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
 jest.setTimeout(45 * 60 * 1000);
 
@@ -29,7 +33,8 @@ type Json = Record<string, unknown>;
 type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
 
 const examplesDir = path.join(__dirname, '..', '..', 'examples');
-const example = (name: string): Workflow => JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8'));
+/** An example as shipped, with the id the harness gives it (the files carry none). */
+const example = (name: string): Workflow => ({ id: n8n.EXAMPLE_IDS[`${name}.json`], ...JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')) });
 
 function toolsAvailable() {
 	try {
@@ -206,7 +211,7 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			sandbox,
 			seed,
 			fast: true,
-			workflows: [example('csv-batch-payouts'), example('oauth-callback'), batchWorkflow(), triggerWorkflow, overlapWorkflow, eventWorkflows.standard, eventWorkflows.internal],
+			workflows: [example('csv-batch-payouts'), { ...example('oauth-callback'), settings: { executionOrder: 'v1' } }, batchWorkflow(), triggerWorkflow, overlapWorkflow, eventWorkflows.standard, eventWorkflows.internal],
 			publish: ['payoutsOAuthCallback', 'payoutsQueueTrigger', 'payoutsQueueOverlap', eventWorkflows.standard.id, eventWorkflows.internal.id],
 			// Five executions per worker at a time: events come many at once.
 			workerConcurrency: 5,
@@ -233,13 +238,19 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		expect(ledger()).not.toContain('nov_payout_0002');
 	});
 
-	test('the OAuth webhook example, published, runs on a worker and answers the redirect with the token', async () => {
-		const response = await fetch(`${stack.main.url}/webhook/payouts-oauth-callback?auth_code=${seed.authCodes[4]}`);
+	test('the OAuth webhook example, published: a sign-in started here runs on a worker and answers the redirect, never with the token', async () => {
+		const started = await fetch(`${stack.main.url}/webhook/payouts-oauth-start`, { method: 'POST', ...signEvent({ user: 'queue-user' }, n8n.APP_SIGNING.secret) });
+		expect(started.status).toBe(200);
+		const { verificationId } = (await started.json()) as { verificationId: string };
+		const { authCode } = sandbox.consent({ verificationId });
+		const response = await fetch(`${stack.main.url}/webhook/payouts-oauth-callback?auth_code=${authCode}`);
 		expect(response.status).toBe(200);
 		const body = await response.json();
 		const answer = Array.isArray(body) ? body[0] : body;
-		expect(answer.message).toMatch(/^Connected: verification verification_\d+, token valid until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-		expect(sandbox.state().usedAuthCodes).toContain(seed.authCodes[4]);
+		expect(answer.message).toMatch(new RegExp(`^Connected: verification ${verificationId}, token valid until \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`));
+		expect(JSON.stringify(answer)).not.toMatch(/user-access-|access_token/);
+		expect(sandbox.state().usedAuthCodes).toContain(authCode);
+		// This copy saves its successful executions (the example saves none), to tell which process ran it.
 		const [executionId] = (await executionsOf('payoutsOAuthCallback')).slice(-1);
 		const { status, mode } = await finishedExecution(executionId);
 		expect({ status, mode }).toEqual({ status: 'success', mode: 'webhook' });

@@ -1,18 +1,23 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, sockets and files); these rules guard the code n8n loads (nodes/, credentials/) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, timers, sockets, files and psql); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * Issue 34 end to end, in real n8n queue mode (scripts/queue.js: Postgres, Redis, a main and two
- * workers), judged by the sandbox's ledger: internal top-ups driven by events, each delivered
- * twice (half of the pairs at the same moment), with one worker's calls to n8n's database slowed
- * far past the node's measured wait by a delaying proxy between that worker and Postgres.
- * - The node's own guard alone (Top-Up Key, Queue Mode Safety on): its bet on time is lost on
- *   purpose, and some top-ups are paid twice: the test proves it can be.
- * - The template examples/queue-claim-payout.json (its claims table made by
- *   examples/queue-claims.sql, the node's Options > Claim Held by an Earlier Step): every event
- *   paid once.
- * - A worker killed between the claim and the answer: never paid twice; the events it left read
- *   503 UNKNOWN from their claim (no outcome), settled as docs/queue-claims.md says.
- * - The claims database down: nothing is sent, and the error says so.
+ * The queue-mode template examples/queue-claim-payout.json end to end, in real n8n queue mode
+ * (scripts/queue.js: Postgres, Redis, a main and two workers; its claims table made by
+ * examples/queue-claims.sql), judged by the sandbox's ledger, with one worker's calls to n8n's
+ * database slowed far past anything a guard of the node's own could wait for, by a delaying proxy
+ * between that worker and Postgres:
+ * - 200 top-up events each delivered twice (half of the pairs at the same moment): every event paid once;
+ * - signed events: unsigned, signed with another secret, expired, stale, another body: refused with
+ *   nothing claimed or sent; the same signed request replayed pays nothing more;
+ * - what the template once got wrong (issue 39): an event id holding a comma is one value, not two;
+ *   a delivery with another amount, or another event id that makes the same Transfer ID, is refused
+ *   (409 CONFLICT), never answered paid; a Top Up that did not run at all (an http:// Base URL)
+ *   answers 503 and gives the claim back, so the next delivery pays; a refusal with nothing sent
+ *   (503) gives it back too;
+ * - a worker killed between the claim and the answer: never paid twice; the events it left read
+ *   503 UNKNOWN from their claim (no outcome), settled as docs/queue-claims.md says;
+ * - the claims database down: nothing is sent, and the error says so.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -25,6 +30,9 @@ import type { Sandbox } from '../helpers/sandbox';
 const n8n = require('../../scripts/n8n.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
+// The sender's script of the docs (docs/examples.md, "Signed events").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string, options?: { now?: number; lifetimeSeconds?: number }) => { body: string; headers: Record<string, string> } };
 
 // Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
 jest.setTimeout(45 * 60 * 1000);
@@ -34,43 +42,23 @@ type Json = Record<string, unknown>;
 /** How much later the slowed worker gets each answer of n8n's database: far past the node's wait (at least 100 ms). */
 const DATABASE_DELAY_MS = 300;
 const EVENTS = 200;
-const template = JSON.parse(fs.readFileSync(path.join(n8n.ROOT, 'examples', 'queue-claim-payout.json'), 'utf8')) as { id: string; nodes: Json[]; connections: Json };
+const template = n8n.exampleWorkflows().find((workflow: { file: string }) => workflow.file === 'queue-claim-payout.json') as { id: string; nodes: Json[]; connections: Json };
 
-/** The node's own guard only: Webhook → Payouts Transfer (internal, Top-Up Key = the event's id) → answer. */
-const ownGuard = {
-	id: 'payoutsClaimsOwnGuard',
-	name: 'E2E claims: the node guards alone',
-	nodes: [
-		{ id: 'og-1', name: 'Event', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'payouts-own-guard-0001', parameters: { httpMethod: 'POST', path: 'payouts-own-guard', responseMode: 'lastNode', options: {} } },
-		{
-			id: 'og-2',
-			name: 'Top Up',
-			type: 'n8n-nodes-payouts.payoutsTransfer',
-			typeVersion: 1,
-			position: [220, 0],
-			onError: 'continueRegularOutput',
-			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
-			parameters: { operation: 'internalTransfer', amount: '={{ $json.body.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.body.eventId }}', additionalFields: {}, options: {} },
-		},
-	],
-	connections: { Event: { main: [[{ node: 'Top Up', type: 'main', index: 0 }]] } },
-	settings: { executionOrder: 'v1' },
-	active: false,
-};
-
+/** The template with one thing changed: its id, its webhook's path, and what `change` makes of each node. */
+function variant(id: string, webhookPath: string, change: (node: Json) => Json) {
+	return {
+		...template,
+		id,
+		name: `E2E claims: ${webhookPath}`,
+		nodes: template.nodes.map((node) => change({ ...node, id: `${id}-${String(node.id)}`, ...(node.type === 'n8n-nodes-base.webhook' ? { webhookId: `${webhookPath}-0001`, parameters: { ...(node.parameters as Json), path: webhookPath } } : {}) })),
+	};
+}
 /** The template with its claims database down: a credential pointing at a port nobody listens on. */
 const DOWN = { id: 'payoutsClaimsDbDown', name: 'Payouts Claims Database (down)' };
-const templateDown = {
-	...template,
-	id: 'payoutsQueueClaimDown',
-	name: 'E2E claims: the claims database down',
-	nodes: template.nodes.map((node) => ({
-		...node,
-		id: `down-${String(node.id)}`,
-		...(node.type === 'n8n-nodes-base.webhook' ? { webhookId: 'payouts-claimed-down-0001', parameters: { ...(node.parameters as Json), path: 'payouts-claimed-topup-down' } } : {}),
-		...(node.type === 'n8n-nodes-base.postgres' ? { credentials: { postgres: DOWN } } : {}),
-	})),
-};
+const templateDown = variant('payoutsQueueClaimDown', 'payouts-claimed-topup-down', (node) => (node.type === 'n8n-nodes-base.postgres' ? { ...node, credentials: { postgres: DOWN } } : node));
+/** The template whose Top Up fails as a whole before sending: its credential's Base URL is plain http to a host that is not loopback. */
+const BROKEN = { id: 'payoutsBrokenBaseUrl', name: 'Payouts Sandbox (http Base URL)' };
+const templateBroken = variant('payoutsQueueClaimBroken', 'payouts-claimed-topup-broken', (node) => (node.type === 'n8n-nodes-payouts.payoutsTransfer' ? { ...node, credentials: { payoutsApi: BROKEN } } : node));
 
 let sandbox: Sandbox;
 let baseDir: string;
@@ -114,11 +102,12 @@ async function delayingProxy(targetPort: () => number, delayMs: number): Promise
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const senderHeader = { 'content-type': 'application/json', [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value };
+type Answer = { status: number; body: Json; retryAfter?: string | null };
 
-async function post(webhookPath: string, eventId: string, amount: number, timeoutMs = 120_000): Promise<{ status: number; body: Json }> {
+/** A request as given (its body and headers) to a webhook of the template: the answer, or status 0 for none. */
+async function deliver(webhookPath: string, request: { body: string; headers: Record<string, string> }, timeoutMs = 120_000): Promise<Answer> {
 	try {
-		const response = await fetch(`${stack.main.url}/webhook/${webhookPath}`, { method: 'POST', headers: senderHeader, body: JSON.stringify({ eventId, amount: amount.toFixed(2) }), signal: AbortSignal.timeout(timeoutMs) });
+		const response = await fetch(`${stack.main.url}/webhook/${webhookPath}`, { method: 'POST', ...request, signal: AbortSignal.timeout(timeoutMs) });
 		const text = await response.text();
 		let body: Json;
 		try {
@@ -126,10 +115,25 @@ async function post(webhookPath: string, eventId: string, amount: number, timeou
 		} catch {
 			body = { text };
 		}
-		return { status: response.status, body };
+		return { status: response.status, body, retryAfter: response.headers.get('retry-after') };
 	} catch (error) {
 		return { status: 0, body: { noAnswer: (error as Error).message } };
 	}
+}
+
+/** The event `{ eventId, amount }`, signed now with the demo secret npm start gives "Payouts Event Signing". */
+const signed = (event: Json, options?: { now?: number; lifetimeSeconds?: number }) => signEvent(event, n8n.EVENT_SIGNING.secret, options);
+
+async function post(webhookPath: string, eventId: string, amount: number, timeoutMs = 120_000): Promise<Answer> {
+	return await deliver(webhookPath, signed({ eventId, amount: amount.toFixed(2) }), timeoutMs);
+}
+
+/** What payouts.claims holds for a Transfer ID (psql as n8n's database user), or undefined. */
+function claimOf(transferId: string): { eventId: string; amount: string; rechargeAccount: string; status: string } | undefined {
+	const psql = path.join(fs.readdirSync('/usr/lib/postgresql').map((version) => `/usr/lib/postgresql/${version}/bin`).find((bin) => fs.existsSync(`${bin}/psql`)) ?? '/usr/bin', 'psql');
+	const sql = `SELECT json_build_object('eventId', event_id, 'amount', amount::text, 'rechargeAccount', recharge_account, 'status', status) FROM payouts.claims WHERE transfer_id = '${transferId.replace(/'/g, "''")}'`;
+	const out = execFileSync(psql, ['-h', '127.0.0.1', '-p', String(stack.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAc', sql], { encoding: 'utf8' }).trim();
+	return out ? JSON.parse(out) : undefined;
 }
 
 /** Every event twice: the even ones at the same moment, the odd ones again after the first answer; ten events in flight. */
@@ -199,7 +203,7 @@ function tally(answers: Map<string, Array<{ status: number; body: Json }>>) {
 const describeQueue = queue.missingQueueTools().length && !process.env.CI ? describe.skip : describe;
 if (queue.missingQueueTools().length && !process.env.CI) process.stderr.write(`[queue claims test] SKIPPED: install ${queue.missingQueueTools().join(' and ')} (Debian packages) to run it\n`);
 
-describeQueue('queue mode with one worker\'s database calls slowed: the node\'s own guard against a Postgres claim', () => {
+describeQueue('the Postgres claim template in queue mode, one worker\'s database calls slowed', () => {
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
@@ -212,15 +216,18 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 			sandbox,
 			seed,
 			fast: true,
-			workflows: [template, ownGuard, templateDown],
-			publish: [template.id, ownGuard.id, templateDown.id],
+			workflows: [template, templateDown, templateBroken],
+			publish: [template.id, templateDown.id, templateBroken.id],
 			workerConcurrency: 10,
 			workerDatabasePort: (index: number, port: number) => {
 				postgresPort = port;
 				return index === 0 ? (proxy.address() as net.AddressInfo).port : undefined;
 			},
 		});
-		await n8n.importCredentials(path.join(baseDir, 'main'), stack.mainEnv, [{ ...DOWN, type: 'postgres', data: { host: '127.0.0.1', port: await n8n.freePort(0), database: 'n8n', user: 'n8n', password: 'n8n', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 2 } }]);
+		await n8n.importCredentials(path.join(baseDir, 'main'), stack.mainEnv, [
+			{ ...DOWN, type: 'postgres', data: { host: '127.0.0.1', port: await n8n.freePort(0), database: 'n8n', user: 'n8n', password: 'n8n', ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 2 } },
+			{ ...BROKEN, type: 'payoutsApi', data: { ...n8n.sandboxCredential(sandbox, seed).data, baseUrl: 'http://payouts.example.com' } },
+		]);
 	});
 
 	afterAll(async () => {
@@ -228,20 +235,6 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		proxy?.close();
 		await sandbox?.close();
 		if (baseDir && !process.env.KEEP_N8N_FOLDERS) fs.rmSync(baseDir, { recursive: true, force: true });
-	});
-
-	test(`the node's own guard alone: ${EVENTS} top-ups each delivered twice, half at once; with the bet on time lost on purpose some are paid twice`, async () => {
-		// The bet is lost only where two deliveries meet on the slowed worker: up to three rounds of new events until it is.
-		const said: string[] = [];
-		let twice: string[] = [];
-		for (let round = 1; round <= 3 && twice.length === 0; round++) {
-			const answers = await deliverTwice('payouts-own-guard', `og${round}-evt-`);
-			const paid = bookings(`og${round}-evt-`);
-			twice = [...paid].filter(([, count]) => count > 1).map(([transferId]) => transferId);
-			said.push(`round ${round}: ${paid.size} events paid, ${twice.length} of them twice; answers ${JSON.stringify(tally(answers).counts)}`);
-		}
-		process.stderr.write(`[queue claims test] own guard: ${said.join('; ')}\n`);
-		expect(twice.length).toBeGreaterThan(0);
 	});
 
 	test(`the Postgres claim (examples/queue-claim-payout.json): the same ${EVENTS} top-ups each delivered twice: every event paid once`, async () => {
@@ -266,6 +259,64 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 		for (const answer of again) expect(['200 ALREADY_SUBMITTED', '200 SUCCESS', '503 UNKNOWN']).toContain(`${answer.status} ${String(answer.body.status)}`);
 		expect([...bookings('pc-evt-')].filter(([, count]) => count > 1)).toEqual([]);
 		expect(bookings('pc-evt-').size).toBe(EVENTS);
+	});
+
+	test('signed events: unsigned, signed with another secret, expired, stale or over another body is refused with nothing claimed or sent; a replay pays nothing more', async () => {
+		const before = { ledger: sandbox.state().transfers.length, requests: sandbox.requests().length };
+		const event = (eventId: string) => ({ eventId, amount: '12.00' });
+		const good = signed(event('sig-evt-1'));
+		const refused = {
+			unsigned: await deliver('payouts-claimed-topup', { body: good.body, headers: { 'content-type': 'application/json' } }),
+			otherSecret: await deliver('payouts-claimed-topup', signEvent(event('sig-evt-2'), 'not-the-secret')),
+			expired: await deliver('payouts-claimed-topup', signed(event('sig-evt-3'), { now: Date.now() - 10 * 60_000 })),
+			stale: await deliver('payouts-claimed-topup', signed(event('sig-evt-4'), { now: Date.now() - 10 * 60_000, lifetimeSeconds: 3600 })),
+			otherBody: await deliver('payouts-claimed-topup', { ...signed(event('sig-evt-5')), body: JSON.stringify({ ...event('sig-evt-5'), amount: '900.00' }) }),
+		};
+		expect(Object.fromEntries(Object.entries(refused).map(([name, answer]) => [name, answer.status]))).toEqual({ unsigned: 401, otherSecret: 403, expired: 403, stale: 401, otherBody: 401 });
+		expect([refused.stale.body.status, refused.otherBody.body.status]).toEqual(['UNSIGNED', 'UNSIGNED']);
+		for (const transferId of ['sig-evt-1', 'sig-evt-2', 'sig-evt-3', 'sig-evt-4', 'sig-evt-5']) expect(claimOf(transferId)).toBeUndefined();
+		expect({ ledger: sandbox.state().transfers.length, requests: sandbox.requests().length }).toEqual(before);
+		// The same signed request again within its five minutes (a replay): one payout, the second answer from the claim.
+		const first = await deliver('payouts-claimed-topup', good);
+		const replay = await deliver('payouts-claimed-topup', good);
+		expect([`${first.status} ${String(first.body.status)}`, `${replay.status} ${String(replay.body.status)}`]).toEqual(['200 SUCCESS', '200 ALREADY_SUBMITTED']);
+		expect(bookings('sig-evt-')).toEqual(new Map([['sig-evt-1', 1]]));
+	});
+
+	test('an event id holding a comma is one value: paid once with its own amount; another event id with the same Transfer ID, or the event with another amount, is refused 409 and never answered paid', async () => {
+		const first = await post('payouts-claimed-topup', 'evt,c1001', 10);
+		expect([first.status, first.body.status, first.body.transferId]).toEqual([200, 'SUCCESS', 'evtc1001']);
+		expect(claimOf('evtc1001')).toEqual({ eventId: 'evt,c1001', amount: '10.00', rechargeAccount: seed.rechargeAccounts.configured, status: 'SUCCESS' });
+		const conflicts = [await post('payouts-claimed-topup', 'evt.c1001', 10), await post('payouts-claimed-topup', 'evt,c1001', 20), await post('payouts-claimed-topup', 'evtc1001', 10)];
+		for (const answer of conflicts) expect({ status: answer.status, said: answer.body.status, message: answer.body.message }).toEqual({ status: 409, said: 'CONFLICT', message: expect.stringMatching(/claimed by another payout/) });
+		// The same event with its own values: paid by the earlier delivery.
+		const again = await post('payouts-claimed-topup', 'evt,c1001', 10);
+		expect([again.status, again.body.status]).toEqual([200, 'ALREADY_SUBMITTED']);
+		const paid = sandbox.state().transfers.filter((transfer) => transfer.transferId === 'evtc1001');
+		expect(paid.map((transfer) => transfer.amount)).toEqual([10]);
+	});
+
+	test('a Top Up that did not run at all (an http:// Base URL) answers 503 with Retry-After and gives the claim back: the next delivery pays', async () => {
+		const before = sandbox.requests().length;
+		const broken = await post('payouts-claimed-topup-broken', 'broken-evt-1', 15);
+		expect({ status: broken.status, said: broken.body.status, retryAfter: broken.retryAfter }).toEqual({ status: 503, said: 'NOT_SENT', retryAfter: '60' });
+		expect(sandbox.requests().length).toBe(before);
+		expect(claimOf('broken-evt-1')).toBeUndefined();
+		const fixed = await post('payouts-claimed-topup', 'broken-evt-1', 15);
+		expect([fixed.status, fixed.body.status]).toEqual([200, 'SUCCESS']);
+		expect(bookings('broken-evt-')).toEqual(new Map([['broken-evt-1', 1]]));
+	});
+
+	test("a refusal that moved nothing (this n8n's address not on the service's allow-list) answers 503 with Retry-After and gives the claim back: the next delivery pays", async () => {
+		const refusal = { status: 'ERROR', subCode: '403', message: 'IP not whitelisted' };
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30, faults: [{ match: { transferId: 'refused-evt-1' }, fault: 'replay', status: 403, body: JSON.stringify(refusal), times: 1 }] });
+		const refused = await post('payouts-claimed-topup', 'refused-evt-1', 16);
+		expect({ status: refused.status, said: refused.body.status, retryAfter: refused.retryAfter, hint: refused.body.hint }).toEqual({ status: 503, said: 'ERROR', retryAfter: '60', hint: expect.stringMatching(/allow-list/) });
+		expect(claimOf('refused-evt-1')).toBeUndefined();
+		const again = await post('payouts-claimed-topup', 'refused-evt-1', 16);
+		expect([again.status, again.body.status]).toEqual([200, 'SUCCESS']);
+		expect(bookings('refused-evt-')).toEqual(new Map([['refused-evt-1', 1]]));
+		sandbox.configure({ internalDuplicates: 'book', latencyMs: 30, faults: [] });
 	});
 
 	test('a worker killed between the claim and the answer: never paid twice; its events read 503 UNKNOWN from their claim until settled', async () => {
@@ -303,9 +354,9 @@ describeQueue('queue mode with one worker\'s database calls slowed: the node\'s 
 
 	test('a bad event (an amount with three decimals, none, above the limit) is answered 400 with its problems: nothing claimed, nothing sent', async () => {
 		for (const amount of ['25.001', '', '1000.01']) {
-			const response = await fetch(`${stack.main.url}/webhook/payouts-claimed-topup`, { method: 'POST', headers: senderHeader, body: JSON.stringify({ eventId: `bad-evt-${amount || 'none'}`, amount }) });
-			const body = (await response.json()) as Json;
-			expect({ amount, status: response.status, said: body.status, problems: body.problems }).toEqual({ amount, status: 400, said: 'INVALID', problems: [expect.stringMatching(/'amount'/)] });
+			const { status, body } = await deliver('payouts-claimed-topup', signed({ eventId: `bad-evt-${amount || 'none'}`, amount }));
+			expect({ amount, status, said: body.status, problems: body.problems }).toEqual({ amount, status: 400, said: 'INVALID', problems: [expect.stringMatching(/'amount'/)] });
+			expect(claimOf(`bad-evt-${amount.replace(/[^A-Za-z0-9_-]/g, '') || 'none'}`)).toBeUndefined();
 		}
 		// Delivered again with a good amount, the same event ids pay once: nothing was claimed for them.
 		const again = await post('payouts-claimed-topup', 'bad-evt-25.001', 25);

@@ -22,7 +22,7 @@ const { openScheduledImpsAtHdfc, openRtgsAtYesb } = seed.incidentBanks;
 
 type Settings = Partial<{ affectedItems: string; matchBank: boolean; impacts: string; countScheduled: boolean; onCheckFailure: string; lookBackDays: number }>;
 
-const guarded = (settings: Settings | undefined, extra: Record<string, unknown> = {}) => ({
+const guarded = (settings: Settings | 'added, empty' | undefined, extra: Record<string, unknown> = {}) => ({
 	type: 'payoutsTransfer',
 	parameters: {
 		operation: 'standardTransfer',
@@ -31,7 +31,7 @@ const guarded = (settings: Settings | undefined, extra: Record<string, unknown> 
 		transferId: '={{ $json.transferId }}',
 		transferMode: '={{ $json.mode }}',
 		additionalFields: { paymentInstrumentId: '={{ $json.instrument ?? "" }}' },
-		options: settings ? { incidentGuard: { settings } } : {},
+		options: settings === 'added, empty' ? { incidentGuard: {} } : settings ? { incidentGuard: { settings } } : {},
 	},
 	...extra,
 });
@@ -51,6 +51,14 @@ describe('off by default', () => {
 		expect(statuses(items)).toEqual(['SUCCESS']);
 		expect(listings()).toHaveLength(0);
 		expect(lookups()).toHaveLength(0);
+	});
+
+	test('added with its settings group left empty, it guards with the defaults (Hold, Match Beneficiary\'s Bank): never read as off', async () => {
+		const { items, error } = await runNode(guarded('added, empty'), [row('g_empty_hdfc_imps', hdfcBank, 'imps'), row('g_empty_yesb_imps', verified, 'imps')], service.credentials());
+		expect(error).toBeUndefined();
+		expect(statuses(items)).toEqual(['HELD', 'SUCCESS']);
+		expect(sentIds()).toEqual(['g_empty_yesb_imps']);
+		expect(listings()).toHaveLength(13);
 	});
 
 	test('only Standard Transfer offers it (a card transfer has no transfer mode)', () => {

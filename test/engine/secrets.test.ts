@@ -99,6 +99,16 @@ const paths: Array<[string, () => Promise<Awaited<ReturnType<typeof runNode>>>]>
 			return runNode(cardNode(), [{ amount: '10', card: `  ${seed.cards.success1}\t`, cryptogram: ` ${cryptogram} ` }], service.credentials());
 		},
 	],
+	...(['/payout/v1/incidents', `/payout/v1/getBeneficiary/${seed.beneficiaries.hdfcBank}`] as const).map((path): [string, () => Promise<Awaited<ReturnType<typeof runNode>>>] => [
+		`the Incident Guard, when ${path.includes('incidents') ? 'the incident listing' : 'the beneficiary lookup'} is refused with the token in its message`,
+		async () => {
+			service.sandbox.configure({ faults: [{ fault: 'replay', match: { path }, status: 403, body: JSON.stringify({ status: 'ERROR', subCode: '403', message: `Token is not valid: Bearer ${seed.credentials.accessToken}` }) }] });
+			const guarded = { type: 'payoutsTransfer', parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.hdfcBank, amount: '10', transferId: 'secret_guard_1', transferMode: 'imps', additionalFields: {}, options: { incidentGuard: { settings: { lookBackDays: 1 } } } } };
+			const result = await runNode(guarded, [{}], service.credentials());
+			expect(String(result.error?.message)).toMatch(/^The Incident Guard could not check the item: .*Token is not valid/);
+			return result;
+		},
+	]),
 	['plain http to a remote host', () => runNode(cardNode(), [{ amount: '10', card: seed.cards.success1, cryptogram }], service.credentials({ baseUrl: 'http://payouts.example.com' }))],
 ];
 

@@ -22,9 +22,10 @@ export type Server = { url: string; cookie: string; logFile: string; child: { pi
 export type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
 type RunData = { resultData: { error?: Json; lastNodeExecuted?: string; runData: Record<string, Array<{ error?: Json; data?: { main?: Array<Array<{ json: Json }> | null> } }>> } };
 
-/** An example workflow of examples/, as shipped. */
+/** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: scripts/n8n.js, EXAMPLE_IDS). */
 export function example(name: string): Workflow {
-	return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
+	const file = `${name}.json`;
+	return { id: n8n.EXAMPLE_IDS[file], ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')) };
 }
 
 /** Asks `probe` every `intervalMs` until it gives a value (not undefined/false), at most `seconds`; the error says what was awaited. */
@@ -133,7 +134,8 @@ function installFolderPackage(userFolder: string, { name, dir }: { name: string;
  * imported and `publish` made active before n8n starts; with `server`, `n8n start` ready for the
  * REST routes (owner signed in) and a REST client. `env` changes the server's and the CLI's
  * environment (a key set to undefined is removed); `prepare(sandbox)` runs before n8n first starts
- * (e.g. the service's timezone); `packages` are test-only community packages installed beside ours.
+ * (e.g. the service's timezone); `packages` are test-only community packages installed beside ours;
+ * `credentials` are imported beside those of `npm start`.
  * `close()` stops and removes all of it, keeping the server's
  * log as test-results/n8n-logs/<name>.log (the whole user folder with KEEP_N8N_FOLDERS=1).
  */
@@ -146,6 +148,7 @@ export async function suiteN8n({
 	env: envChanges = {},
 	prepare,
 	packages = [],
+	credentials = [],
 }: {
 	name: string;
 	sandbox?: Parameters<typeof startSandbox>[0];
@@ -156,6 +159,8 @@ export async function suiteN8n({
 	prepare?: (sandbox: Sandbox) => Promise<void>;
 	/** Test-only community packages (a folder each, plain JavaScript) installed beside this one. */
 	packages?: Array<{ name: string; dir: string }>;
+	/** More credentials (n8n's import format), imported with those of `npm start`, before the workflows. */
+	credentials?: object[];
 }): Promise<SuiteN8n> {
 	await n8n.ensureRuntime();
 	const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', ...sandboxOptions });
@@ -193,6 +198,7 @@ export async function suiteN8n({
 		// The CLI and the server share the database, each with a task-runner broker port of its own.
 		suite.env = withChanges(n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }));
 		await n8n.importCredential(userFolder, suite.env, sandbox, seed);
+		if (credentials.length) await n8n.importCredentials(userFolder, suite.env, credentials);
 		if (workflows.length) await n8n.importWorkflows(userFolder, suite.env, workflows);
 		for (const id of publish) await n8n.publishWorkflow(suite.env, id);
 		if (withServer) {

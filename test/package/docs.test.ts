@@ -270,10 +270,14 @@ test('every heading of the README before the split is a heading of the README or
  */
 type ExampleNode = { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, unknown> };
 type Example = { id: string; name: string; nodes: ExampleNode[]; file: string };
-const examples: Example[] = readdirSync(path.join(root, 'examples'))
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const harness = require('../../scripts/n8n.js') as { EXAMPLE_IDS: Record<string, string>; EVENT_SIGNING: { name: string; secret: string }; APP_SIGNING: { name: string; secret: string }; signingCredential: (which: unknown) => { name: string; type: string; data: Record<string, string> } };
+/** The example files as shipped (they carry no id), each with the id the harness gives it. */
+const shipped = readdirSync(path.join(root, 'examples'))
 	.filter((file) => file.endsWith('.json'))
 	.sort()
-	.map((file) => ({ ...(JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as Omit<Example, 'file'>), file }));
+	.map((file) => ({ file, json: JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8')) as Record<string, unknown> & { nodes: ExampleNode[] } }));
+const examples: Example[] = shipped.map(({ file, json }) => ({ ...(json as unknown as Omit<Example, 'file' | 'id'>), id: harness.EXAMPLE_IDS[file], file }));
 const examplesPage = readFileSync(path.join(root, 'docs', 'examples.md'), 'utf8');
 
 /** Which credential each of n8n's Webhook authentications reads. */
@@ -338,16 +342,58 @@ const quotedSticky = (content: string) => content.replace(/^## (.+)\n/, '**$1**\
 
 test('the examples checked are every file under examples/', () => {
 	expect(examples.map((example) => example.file)).toEqual(expect.arrayContaining(['event-payout.json', 'oauth-callback.json', 'reconcile-dashboard.json']));
-	// Besides the workflows, examples/ holds only the claims table of the queue-mode template.
-	expect(readdirSync(path.join(root, 'examples')).filter((file) => !file.endsWith('.json'))).toEqual(['queue-claims.sql']);
+	// Besides the workflows, examples/ holds only the claims table of the queue-mode template and the sender's script.
+	expect(readdirSync(path.join(root, 'examples')).filter((file) => !file.endsWith('.json')).sort()).toEqual(['queue-claims.sql', 'sign-event.js']);
+});
+
+test('the examples import into any n8n: no workflow id, no credential id (n8n finds each credential by its name); the harness gives each an id of its own', () => {
+	for (const { file, json } of shipped) {
+		expect([file, 'id' in json, 'active' in json]).toEqual([file, false, false]);
+		for (const node of json.nodes) for (const reference of Object.values(node.credentials ?? {})) expect([file, node.name, reference]).toEqual([file, node.name, { id: null, name: expect.any(String) }]);
+	}
+	expect(Object.keys(harness.EXAMPLE_IDS).sort()).toEqual(shipped.map(({ file }) => file));
+	expect(new Set(Object.values(harness.EXAMPLE_IDS)).size).toBe(shipped.length);
 });
 
 test("no example's webhook lacks authentication: n8n's Header Auth, JWT or Basic Auth with its credential, or a browser redirect that moves no money and never answers with the token", () => {
 	expect(examples.flatMap(unauthenticatedWebhooks)).toEqual([]);
-	// Every webhook that starts a payout has Header Auth or JWT.
+	// Every webhook that starts a payout takes signed events only: n8n's JWT Auth, and no way to the payouts node but through the check of the body's digest and the signature's age.
 	for (const example of examples.filter((entry) => entry.nodes.some((node) => node.type === 'n8n-nodes-payouts.payoutsTransfer'))) {
-		for (const webhook of example.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook')) expect([example.id, webhook.parameters?.authentication]).toEqual([example.id, expect.stringMatching(/^(headerAuth|jwtAuth)$/)]);
+		for (const webhook of example.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook')) expect([example.id, webhook.parameters?.authentication]).toEqual([example.id, 'jwtAuth']);
+		expect([example.id, unsignedWayToPay(example as Example & { connections: Connections })]).toEqual([example.id, []]);
 	}
+});
+
+type Connections = Record<string, { main?: Array<Array<{ node: string }> | null> }>;
+/** The signature check: an IF whose condition compares the token's body digest and its age. */
+const isSignatureCheck = (node: ExampleNode | undefined) => node?.type === 'n8n-nodes-base.if' && /jwtPayload\?\.body_sha256 === \$json\.bodySha256/.test(JSON.stringify(node.parameters)) && /jwtPayload\.iat >= \$now\.toSeconds\(\) - 300/.test(JSON.stringify(node.parameters));
+/** The payouts nodes a webhook reaches without passing a signature check's true output (after the raw body's digest). */
+function unsignedWayToPay(workflow: Pick<Example, 'nodes'> & { connections: Connections }): string[] {
+	const byName = new Map(workflow.nodes.map((node) => [node.name, node]));
+	const reached = new Set<string>();
+	const queue = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook').map((node) => node.name);
+	let digested = false;
+	while (queue.length > 0) {
+		const name = queue.shift() as string;
+		if (reached.has(name)) continue;
+		reached.add(name);
+		const node = byName.get(name);
+		if (node?.type === 'n8n-nodes-base.crypto' && node.parameters?.action === 'hash' && node.parameters?.binaryData === true) digested = true;
+		const outputs = workflow.connections[name]?.main ?? [];
+		// A signature check after the body's digest lets through only its true output (0).
+		for (const [index, targets] of outputs.entries()) if (!(isSignatureCheck(node) && digested && index === 0)) for (const target of targets ?? []) queue.push(target.node);
+	}
+	return [...reached].filter((name) => byName.get(name)?.type === 'n8n-nodes-payouts.payoutsTransfer');
+}
+
+test('the signed-events check finds a way to pay around the signature (so its silence means something)', () => {
+	const event = examples.find((example) => example.id === 'payoutsEventPayout') as Example & { connections: Connections };
+	expect(unsignedWayToPay(event)).toEqual([]);
+	// The false branch wired to the payout, or the check removed: a way to pay unsigned.
+	const connections = { ...event.connections, 'Signed Just Now?': { main: [[{ node: 'Per-Event Limit' }], [{ node: 'Pay Payee' }]] } };
+	expect(unsignedWayToPay({ ...event, connections })).toEqual(['Pay Payee']);
+	const unchecked = { ...event, nodes: event.nodes.map((node) => (node.name === 'Signed Just Now?' ? { ...node, parameters: {} } : node)) };
+	expect(unsignedWayToPay(unchecked)).toEqual(['Pay Payee']);
 });
 
 test('the webhook check finds what it is for (so its silence means something)', () => {
@@ -378,12 +424,17 @@ test.each(examples.map((example) => [example.file, example] as const))('%s: stic
 	expect(stickies.map(quotedSticky).filter((words) => !quoted.includes(words))).toEqual([]);
 });
 
-test("the webhook examples' key, as npm start creates it, is the one docs/examples.md names as a demo to change", () => {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { EVENT_SENDER } = require('../../scripts/n8n.js') as { EVENT_SENDER: { id: string; name: string; header: string; value: string } };
-	for (const words of [EVENT_SENDER.name, EVENT_SENDER.header, EVENT_SENDER.value]) expect(examplesPage).toContain(words);
-	const event = examples.find((example) => example.id === 'payoutsEventPayout');
-	expect(event?.nodes.find((node) => node.type === 'n8n-nodes-base.webhook')?.credentials).toEqual({ httpHeaderAuth: { id: EVENT_SENDER.id, name: EVENT_SENDER.name } });
+test("the signing credentials, as npm start creates them, are the ones docs/examples.md names, with demo secrets to change; the event webhooks find theirs by name", () => {
+	for (const signing of [harness.EVENT_SIGNING, harness.APP_SIGNING]) {
+		const credential = harness.signingCredential(signing);
+		expect(credential).toMatchObject({ name: signing.name, type: 'jwtAuth', data: { keyType: 'passphrase', algorithm: 'HS256', secret: signing.secret } });
+		for (const words of [signing.name, signing.secret]) expect(examplesPage).toContain(words);
+	}
+	for (const id of ['payoutsEventPayout', 'payoutsQueueClaim']) {
+		const webhook = examples.find((example) => example.id === id)?.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+		expect(webhook?.credentials).toEqual({ jwtAuth: { id: null, name: harness.EVENT_SIGNING.name } });
+		expect(webhook?.parameters?.options).toEqual({ rawBody: true });
+	}
 });
 
 /**
@@ -426,10 +477,24 @@ function usersClaimLines(file: string, lines: string[]): Set<number> {
 	return new Set(start < 0 ? [] : [...lines.keys()].slice(start, end < 0 ? undefined : end));
 }
 
+/**
+ * docs/errors.md's "Every message" section quotes the nodes' messages as the code writes them
+ * (test/package/messages.test.ts holds it to the code): its code spans are the code's words, not
+ * the page's. Blanked out there, everywhere else kept.
+ */
+function quotingNodeMessages(file: string, lines: string[]): string[] {
+	if (relative(file) !== 'docs/errors.md') return lines;
+	let inside = false;
+	return lines.map((line) => {
+		if (/^## /.test(line)) inside = line === '## Every message, and what to do';
+		return inside ? line.replace(/`[^`]*`/g, (span) => ' '.repeat(span.length)) : line;
+	});
+}
+
 /** What a page says that a user page must not: one line per word found, with its line number. */
 function mechanismWords(file: string, text?: string): string[] {
 	const found: string[] = [];
-	const lines = prose(file, text);
+	const lines = quotingNodeMessages(file, prose(file, text));
 	const aboutUsersClaims = usersClaimLines(file, lines);
 	// The user's claim words blanked out, also where a line break falls inside them.
 	const withoutUsersClaims = lines.join('\n').replace(USERS_CLAIM_WORDS, (words) => words.replace(/[^\n]/g, ' ')).split('\n');
