@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- the simulator runs in Node, never inside n8n: it drives n8n's own engine (n8n-core) with a simulated network and database */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- the simulator runs in Node, never inside n8n: it drives n8n's own engine (n8n-core) with a simulated network and database */
 process.env.N8N_LOG_LEVEL ??= 'silent';
 /**
  * n8n as the simulator runs it: n8n-core's own `WorkflowExecute` (the version npm start runs, or

@@ -126,7 +126,6 @@ export interface ScheduleResult {
 
 /** Runs one schedule: its actions in the world, then the user to the end; the invariants. */
 export async function runSchedule(schedule: Schedule, { trace = false } = {}): Promise<ScheduleResult> {
-	const random = new Random(schedule.seed);
 	let faultsOn = true;
 	const timing: Timing = {
 		storeStep: (r) => (r.chance(0.05) ? r.int(10, 40) : r.int(1, 6)),

@@ -33,6 +33,8 @@ import type { StoreCall } from './store';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const WORKFLOW_ID = 'simWorkflow1';
+/** A made-up bearer token: the simulated service checks none. */
+const SIM_TOKEN = ['sim', 'token'].join('-');
 export const NODE_TYPE = 'n8n-nodes-payouts.payoutsTransfer';
 export const PAY = { id: 'sim-pay-node', name: 'Pay' };
 export const PAY_AGAIN = { id: 'sim-pay-again-node', name: 'Pay Again' };
@@ -305,7 +307,7 @@ export class World {
 			mode: record.mode === 'webhook' ? 'webhook' : record.mode === 'retry' ? 'retry' : 'manual',
 			...this.workflowNodes(record.dryRun),
 			nodeTypes: nodeTypesOf({ [NODE_TYPE]: process.node, [ROWS.type]: rowsNode }),
-			credentials: { baseUrl: `http://127.0.0.1/sim/${record.id}`, accessToken: 'sim-access-token-1234' },
+			credentials: { baseUrl: `http://127.0.0.1/sim/${record.id}`, accessToken: SIM_TOKEN },
 			input: claimed as unknown as IDataObject[],
 		});
 		if (stopAfter !== undefined) {
