@@ -9,13 +9,14 @@
  * - n8n's HTTP Request node posting the same transfer (standard, then internal): the baseline,
  *   n8n's own cost of an execution;
  * - the Payouts Transfer node, standard (Transfer ID from the event) and internal (Top-Up Key =
- *   the event's id), on a new node; the same events delivered again; then after 50,000 earlier
- *   transfers through the same node (events of 10,000 rows) and new events again;
+ *   the event's id), on a new node; the same events delivered again; then after 20,000 earlier
+ *   transfers through the same node (events of 10,000 rows) and new events again; in queue mode
+ *   internal top-ups only behind the claim (the node's own record holds in one n8n process);
  * - in queue mode, internal top-ups behind a Postgres claim (docs/queue-claims.md: the claims table
  *   of examples/queue-claims.sql, an insert that skips conflicts, only the winner sends, the outcome
  *   written after): n8n's HTTP Request node behind the same claim, then the Payouts Transfer node
- *   (Options > Claim Held by an Earlier Step) on a new node, delivered again, and after 50,000
- *   earlier claims; compared with the HTTP Request node without a claim too.
+ *   (Options > Claim Held by an Earlier Step) on a new node, delivered again, and after the
+ *   same number of earlier claims; compared with the HTTP Request node without a claim too.
  * Each figure is events/s (events over the wall time of the whole stream), p50 and p95 of the
  * sender's wait for the answer, and the ratios to the HTTP Request node of the same kind. The
  * sandbox's ledger is checked after each stream: every event paid once.
@@ -149,8 +150,6 @@ function workflows(sandboxUrl: string) {
 		},
 	});
 	const payouts = (kind: 'standard' | 'internal'): Json => ({ type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, credentials, parameters: payoutsParameters[kind] });
-	// Regular mode is one n8n process: a user there turns Queue Mode Safety off (its wait guards against other processes).
-	const oneProcess = { ...payouts('internal'), parameters: { ...payoutsParameters.internal, options: { concurrency: 20, queueModeSafety: false } } };
 	// Behind the claim the row is the claim's answer: its Transfer ID (`id`) and amount.
 	const claimed = (sender: Json, parameters: Json): Json => ({ ...sender, parameters: { ...(sender.parameters as Json), ...parameters } });
 	return {
@@ -159,7 +158,6 @@ function workflows(sandboxUrl: string) {
 			eventWorkflow('benchEvHttpInt', http('internal')),
 			eventWorkflow('benchEvPayStd', payouts('standard')),
 			eventWorkflow('benchEvPayInt', payouts('internal')),
-			eventWorkflow('benchEvPayIntOne', oneProcess),
 		],
 		claim: [
 			claimWorkflow('benchEvHttpIntClaim', claimed(http('internal'), { jsonBody: `={{ JSON.stringify({ amount: Number($json.amount), rechargeAccount: '${seed.rechargeAccounts.configured}', transferId: $json.id }) }}` })),
@@ -220,7 +218,7 @@ async function ledgerCount(sandboxUrl: string, prefix: string) {
 	return { total: matching.length, distinct: new Set(matching.map((transfer) => transfer.transferId)).size };
 }
 
-async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; oneProcess: boolean; claims: boolean; profilePid?: number }): Promise<EventRow[]> {
+async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; queueMode: boolean; claims: boolean; profilePid?: number }): Promise<EventRow[]> {
 	const { events, inFlight, history, tag } = options;
 	const published = ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne', ...(options.claims ? ['benchEvHttpIntClaim', 'benchEvPayIntClaim'] : [])];
 	for (const id of published) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
@@ -246,10 +244,10 @@ async function measureSetup(setup: string, webhookBase: string, sandboxUrl: stri
 		const http = await run(kind, `benchEvHttp${short}`, "n8n's HTTP Request node", `h${short}`);
 		const compare = (result: EventRow) => Object.assign(result, { vsHttp: result.eventsPerSecond / http.eventsPerSecond, p95VsHttp: result.p95Ms / http.p95Ms });
 		// BENCH_CLAIMS_ONLY=1: the rows behind a Postgres claim and their baselines only (a shorter run).
-		const claimsOnly = process.env.BENCH_CLAIMS_ONLY === '1' && kind === 'internal' && options.claims;
+		// In queue mode internal top-ups go behind the Postgres claim: the node's own record holds in one process only.
+		const claimsOnly = kind === 'internal' && options.claims && (process.env.BENCH_CLAIMS_ONLY === '1' || options.queueMode);
 		if (!claimsOnly) {
 			compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, a new node', `p${short}`));
-			if (kind === 'internal' && options.oneProcess) compare(await run(kind, 'benchEvPayIntOne', 'Payouts Transfer, a new node, Queue Mode Safety off', 'o'));
 			await paidOnce(`${tag}p${short}`, events);
 			compare(await run(kind, `benchEvPay${short}`, 'Payouts Transfer, the same events delivered again', `p${short}`));
 			await paidOnce(`${tag}p${short}`, events);
@@ -317,7 +315,7 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 			const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 			try {
 				await n8n.ensureOwner(server.url);
-				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', oneProcess: true, claims: false, profilePid: server.child.pid })));
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, SQLite`, `${server.url}/webhook`, sandbox.url, { ...options, tag: 'es', queueMode: false, claims: false, profilePid: server.child.pid })));
 			} finally {
 				await server.stop();
 			}
@@ -330,7 +328,7 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 			const stack = await queue.startQueueStack({ baseDir, sandbox: sandboxRef, seed, workers: 2, workerConcurrency: 10, fast: true, workflows: [...flows.plain, ...flows.claim], publish: [...flows.plain, ...flows.claim].map((flow) => flow.id) });
 			let failed = false;
 			try {
-				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, queue mode (Postgres, two workers)`, `${stack.main.url}/webhook`, sandbox.url, { ...options, tag: 'eq', oneProcess: false, claims: true })));
+				rows.push(...(await measureSetup(`n8n ${n8n.N8N_VERSION}, queue mode (Postgres, two workers)`, `${stack.main.url}/webhook`, sandbox.url, { ...options, tag: 'eq', queueMode: true, claims: true })));
 			} catch (error) {
 				failed = true;
 				console.error(`  queue mode failed; its logs are kept in ${baseDir}`);
@@ -349,7 +347,7 @@ export async function eventsBench(options: { events: number; inFlight: number; l
 /** `npx tsx bench/events.ts`: the events part alone. */
 if (require.main === module) {
 	const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-	eventsBench({ events: env('BENCH_EVENTS', 400), inFlight: env('BENCH_EVENTS_IN_FLIGHT', 20), latencyMs: env('BENCH_LATENCY_MS', 30), history: env('BENCH_EVENTS_HISTORY', 50000), queueMode: process.env.BENCH_QUEUE !== '0', regularMode: process.env.BENCH_REGULAR !== '0' })
+	eventsBench({ events: env('BENCH_EVENTS', 400), inFlight: env('BENCH_EVENTS_IN_FLIGHT', 20), latencyMs: env('BENCH_LATENCY_MS', 30), history: env('BENCH_EVENTS_HISTORY', 20000), queueMode: process.env.BENCH_QUEUE !== '0', regularMode: process.env.BENCH_REGULAR !== '0' })
 		.then((rows) => console.log(JSON.stringify(rows, null, 2)))
 		.catch((error) => {
 			console.error(error);

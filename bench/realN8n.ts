@@ -36,6 +36,8 @@ export interface RealRow {
 	ofLatencyLimit?: number;
 	vsHttpBatched?: number;
 	vsHttpUnbounded?: number;
+	/** The whole batch's rows/s over its first 2,000's (the 50,000-row batch). */
+	wholeOverFirst?: number;
 	/** Last 1,000 rows' time over the first 1,000's (the 50,000-row batch), or the next 2,000's over the first 2,000's. */
 	laterOverFirst?: number;
 	restWorstMs: number;
@@ -181,6 +183,8 @@ async function measure(setup: string, target: Target, sandboxUrl: string, option
 		const times = await requestTimes(sandboxUrl, `pbig${tag}_`);
 		const span = (from: number, to: number) => times[to - 1] - times[from];
 		large.laterOverFirst = span(times.length - 1000, times.length) / span(0, 1000);
+		const head = Math.min(2000, times.length);
+		large.wholeOverFirst = (times.length / span(0, times.length)) / (head / span(0, head));
 	}
 	return rows;
 }
