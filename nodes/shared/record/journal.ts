@@ -13,7 +13,7 @@ import { sleep } from 'n8n-workflow';
  *
  * Never past the row's room: n8n drops a row's oldest marks past `maxEntries`, and a dropped mark
  * is a forgotten payment. The journal knows the row's size (read with the store's one read-only
- * call, then kept up) and refuses a call that could pass ROOM; a caller that would add a transfer
+ * call, then kept up, never below the truth) and refuses a call that could pass ROOM; a caller that would add a transfer
  * the record does not hold stops at ROOM_FOR_NEW, so that transfers it holds can always be looked up.
  *
  * Across n8n processes (queue-mode workers) the store has no lock: a call that read the row before
@@ -190,8 +190,9 @@ export class Journal {
 			else request.resolve();
 		}
 		if ('failure' in forgotten) return;
-		// Each forgotten mark was there (the record forgets only what it wrote): the size is an upper bound otherwise.
-		if (this.size !== undefined) this.size = Math.max(0, this.size - unique.length);
+		// The size is not lowered: a mark asked to be forgotten may be gone already (forgotten twice,
+		// or by another process), and a size known too low lets a call past the room. Kept high, it
+		// is counted again (exactly) before every call near the room.
 		this.wrote(unique);
 	}
 
