@@ -87,6 +87,6 @@ export class PayoutsApi implements ICredentialType {
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
 	});
 
-	// Test: every node names its test function (testedBy: nodes/shared/credentialTest.ts), which
+	// Test: every node names its test function (testedBy: nodes/shared/run/credentialTest.ts), which
 	// reports the service's own refusal (a token, an IP allow-list, APIs not enabled), not one fixed message.
 }

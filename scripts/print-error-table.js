@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Prints the error table of docs/errors.md from the one place the hints live (nodes/shared/errors.ts,
+// Prints the error table of docs/errors.md from the one place the hints live (nodes/shared/outcomes/errors.ts,
 // as built into dist/), so the docs cannot drift from what the nodes say. `npm run build` first.
 const path = require('node:path');
 

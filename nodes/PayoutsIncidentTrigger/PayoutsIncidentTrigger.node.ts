@@ -1,8 +1,8 @@
 import type { INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { testPayoutsCredential } from '../shared/credentialTest';
-import { TRANSFER_MODES } from '../shared/transferModes';
+import { testPayoutsCredential } from '../shared/run/credentialTest';
+import { TRANSFER_MODES } from '../shared/input/transferModes';
 import { pollIncidents } from './incidentEvents';
 
 const EVENTS = [
@@ -54,7 +54,7 @@ const filters = (modes: INodeProperties, versions: { show: { '@version': unknown
 });
 
 export class PayoutsIncidentTrigger implements INodeType {
-	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	// The credential's Test button, which reads what the service answers (shared/run/credentialTest.ts).
 	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
 
 	description: INodeTypeDescription = {

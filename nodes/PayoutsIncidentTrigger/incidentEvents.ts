@@ -1,10 +1,10 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { listIncidents, MAX_AGE, MAX_WINDOW, SERVICE_CLOCK_SPREAD, windowsFrom } from '../shared/incidents';
-import type { Window } from '../shared/incidents';
-import { checkedBaseUrl, CREDENTIAL_TYPE } from '../shared/transport';
-import type { PayoutsCredentials, SendTarget } from '../shared/transport';
+import { listIncidents, MAX_AGE, MAX_WINDOW, SERVICE_CLOCK_SPREAD, windowsFrom } from '../shared/incidents/listing';
+import type { Window } from '../shared/incidents/listing';
+import { checkedBaseUrl, CREDENTIAL_TYPE } from '../shared/transport/target';
+import type { PayoutsCredentials, SendTarget } from '../shared/transport/target';
 
 /**
  * The incident trigger's poll: which incidents are new or newly resolved since the last poll,

@@ -1,15 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { testPayoutsCredential } from '../shared/credentialTest';
-import { describeOperations, operationSubtitle } from '../shared/describe';
-import { runOperations } from '../shared/execute';
+import { testPayoutsCredential } from '../shared/run/credentialTest';
+import { describeOperations, operationSubtitle } from '../shared/input/describe';
+import { runOperations } from '../shared/run/execute';
 import { generateToken } from './operations/generateToken';
 
 const operations = [generateToken];
 
 export class PayoutsOAuth implements INodeType {
-	// The credential's Test button, which reads what the service answers (shared/credentialTest.ts).
+	// The credential's Test button, which reads what the service answers (shared/run/credentialTest.ts).
 	methods = { credentialTest: { payoutsApiTest: testPayoutsCredential } };
 
 	description: INodeTypeDescription = {

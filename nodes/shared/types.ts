@@ -1,7 +1,12 @@
+import type { DateTime } from 'luxon';
 import type { IDataObject, IHttpRequestMethods, INodeProperties } from 'n8n-workflow';
 import type { z } from 'zod';
 
-import type { Clock } from './rules';
+/**
+ * The words every layer shares: an operation, a row as planned, what became of it. The layers
+ * (input/ → transport/ → outcomes/ → output/, record/ and incidents/ beside them, run/ on top)
+ * import from here and from below, never from above.
+ */
 
 /** The operations of the service, named as the node's `operation` values (and the error table). */
 export type OperationName =
@@ -79,3 +84,92 @@ export interface PayoutOperation<P extends Params = Params> {
 	/** Shown in the editor, e.g. that the service announced the endpoint's retirement. */
 	notice?: string;
 }
+
+/** What a date-time rule needs to know: the workflow's timezone and the time of the run. */
+export interface Clock {
+	timezone: string;
+	now: DateTime;
+}
+
+/** paid: the service has it and it moved (or is moving) money; failed: the service has it and it
+ * moved none (it never will: the service refuses the Transfer ID again); notFound: the export has
+ * no transfer with it (an export taken before a request has no word on it). */
+export type DashboardVerdict = 'paid' | 'failed' | 'notFound';
+
+export interface DashboardStatus {
+	verdict: DashboardVerdict;
+	/** The word as the dashboard wrote it, for the output. */
+	word: string;
+}
+
+/** What an earlier Payouts Transfer node said of a row, read from its error item. */
+export interface EarlierReport {
+	status: 'UNKNOWN' | 'ALREADY_EXISTS';
+	transferId: string;
+	hint?: string;
+	nextStep?: string;
+}
+
+/**
+ * What a user does next with a row, in one word the output carries (`nextStep`) beside the hint
+ * that says it in full: run it again as it is (after the hint's wait or fix elsewhere), fix the
+ * row's own values, settle it from the dashboard's export, take a new export (the one mapped was
+ * taken before this node's last request of it), pay it under a new Transfer ID (this one can
+ * never pay it), look its Transfer ID up (whose is it?), or settle its claim in the earlier step's table.
+ */
+export type NextStep = 'runAgain' | 'fixRow' | 'settleFromDashboard' | 'newExport' | 'newTransferId' | 'lookUp' | 'settleClaim';
+
+/** What went wrong for one item, before it becomes a thrown error or an error item. */
+export interface Failure {
+	/** What happened, naming the item. */
+	message: string;
+	/** What to do about it. */
+	hint: string;
+	/**
+	 * ERROR: the item failed. UNKNOWN: it may have moved money and no clear answer came.
+	 * ALREADY_EXISTS: the service holds its Transfer ID, and this node cannot call it its own.
+	 */
+	status: 'ERROR' | 'UNKNOWN' | 'ALREADY_EXISTS';
+	fromService: boolean;
+	subCode?: string;
+	serviceMessage?: string;
+	/** May be sent again with the same request (same transferId). */
+	retryable: boolean;
+	nextStep: NextStep;
+	/** Says nothing of this row alone: every row of the run would meet it (a refused account, a wrong Base URL, a record that cannot be written); the run sends nothing more. */
+	stopsBatch?: true;
+	/** Refused by our own checks before anything was sent. */
+	invalid?: true;
+	/** The service refused the Transfer ID as one it holds ("Transfer Id already exists"). */
+	repeatRefused?: true;
+	/** No answer of the service's own came (a timeout, a dropped connection, a gateway's page). */
+	noAnswer?: true;
+	/** The Transfer ID the failure is about, where it is not the row's own (an earlier node's). */
+	transferId?: string;
+}
+
+export type Outcome = { items: IDataObject[] } | { failure: Failure };
+
+export interface Planned {
+	index: number;
+	params: Params;
+	request: ApiRequest;
+	/** The Transfer ID it is sent with (transfers): the transfer's idempotency key. */
+	transferId?: string;
+	/** What an earlier Payouts Transfer node of this execution said of the row (its error item reached this node). */
+	earlier?: EarlierReport;
+	/** That Transfer ID was made for this run (Options > Pay Again on Every Run): running the row again is a new transfer. */
+	madeForRun?: true;
+	/** What the payouts dashboard says of it (Options > Settle With Dashboard Status). */
+	dashboard?: DashboardStatus;
+}
+
+/**
+ * Who refuses a second transfer with a row's Transfer ID: the service (card, standard, and internal
+ * where the user says so), this node's record (internal), or an earlier step of the workflow that
+ * holds the row's claim (internal, Options > Claim Held by an Earlier Step).
+ */
+export type RepeatGuard = 'service' | 'node' | 'earlierStep';
+
+/** What became of each item, by its index: filled step by step, output in input order. */
+export type Outcomes = Map<number, Outcome>;

@@ -9,7 +9,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { errorRows, findErrorRow } from '../../nodes/shared/errors';
+import { errorRows, findErrorRow } from '../../nodes/shared/outcomes/errors';
 import { runNode, stopEngineTimers } from '../helpers/engine';
 import { seed, triggers, useSandbox } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';

@@ -241,7 +241,7 @@ describe('Transfer IDs within one batch', () => {
 // Node defect, left failing on purpose (see the branch's report): a Dry Run's items carry no
 // `realRun` for card, standard or internal rows the node or the service guards, though the option's
 // description and docs/nodes/payouts-transfer.md promise it: execute.ts opens the record only for a
-// real run, and sending.ts's dryRun() writes `realRun` only where it has one.
+// real run, and run/sendRow.ts's dryRun() writes `realRun` only where it has one.
 test('a Dry Run says which rows a real run would not send because this n8n holds their paid answer (realRun), and sends and records nothing', async () => {
 	await runNode(internal(), [topUp(61, 'dry-paid')], service.credentials());
 	await runNode(standard(), [row('dry_std_paid')], service.credentials());

@@ -10,7 +10,7 @@ import http from 'node:http';
 
 import { CredentialTestContext } from 'n8n-core';
 
-import { testPayoutsCredential } from '../../nodes/shared/credentialTest';
+import { testPayoutsCredential } from '../../nodes/shared/run/credentialTest';
 import { runNode, stopEngineTimers } from '../helpers/engine';
 import { seed, useSandbox } from '../helpers/sandbox';
 

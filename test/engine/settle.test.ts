@@ -122,9 +122,8 @@ describe('a top-up in doubt (the node guards) is never sent again on a guess; th
 		expect(transferRequests(service.sandbox)).toEqual([]);
 	});
 
-	// Node defect, left failing on purpose (see the branch's report): nodes/shared/sending.ts refuses
-	// any row whose word is FAILED with "it can never be paid under this Transfer ID", also where
-	// the node guards and never sent it, while the same row's note says the word was "not needed".
+	// Only where the service guards does FAILED mean the service holds the Transfer ID; where the node
+	// guards and never sent the row, the word says nothing of it.
 	test("a top-up this node never sent, with the dashboard's word FAILED, is sent as usual (the note says the word was not needed)", async () => {
 		const word = 'FAILED';
 		const [saidFailed] = topUps(1, 'never-failed');

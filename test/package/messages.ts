@@ -11,7 +11,7 @@
  * A text is its skeleton: the literal words, with `…` for each `${...}` of a template; a text made
  * of several branches (`a ? 'x' : 'y'`, `a ?? 'x'`, `'x' + y`) gives each. Values that are only
  * passed on (`failure.message`) and regular expressions (the service's messages, matched by
- * nodes/shared/errors.ts) are not texts of their own.
+ * nodes/shared/outcomes/errors.ts) are not texts of their own.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 
-import { itemSchema, text } from '../../shared/rules';
-import { simplified, simplifyProperties, simplifyRule } from '../../shared/simplify';
+import { itemSchema, text } from '../../shared/input/rules';
+import { simplified, simplifyProperties, simplifyRule } from '../../shared/output/simplify';
 import type { PayoutOperation } from '../../shared/types';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const schema = itemSchema({ beneId: text({ required: true }), simplify: simplifyRule });
 
@@ -31,6 +32,6 @@ export const get: PayoutOperation<z.output<typeof schema>> = {
 		...simplifyProperties(SIMPLIFIED),
 	],
 	schema: () => schema,
-	request: ({ beneId }) => ({ method: 'GET', path: `/payout/v1/getBeneficiary/${encodeURIComponent(beneId as string)}` }),
+	request: ({ beneId }) => endpoints.getBeneficiary(beneId),
 	output: (answer, { simplify }) => [simplify ? simplified(answer.data ?? {}, SIMPLIFIED) : (answer.data ?? {})],
 };

@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { z } from 'zod';
 
-import { dateTime, itemSchema, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/rules';
-import type { Clock } from '../../shared/rules';
-import { additionalFields } from '../../shared/describe';
-import { simplified, simplifyProperties, simplifyRule } from '../../shared/simplify';
-import type { PayoutOperation } from '../../shared/types';
+import { dateTime, itemSchema, oneOf, SERVICE_TIME_FORMAT, text } from '../../shared/input/rules';
+import type { Clock, PayoutOperation } from '../../shared/types';
+import { additionalFields } from '../../shared/input/describe';
+import { simplified, simplifyProperties, simplifyRule } from '../../shared/output/simplify';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const STATUSES = ['ALL', 'RESOLVED', 'UNRESOLVED'] as const;
 const MAX_WINDOW_DAYS = 7;
@@ -92,7 +92,7 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 	],
 	schema,
 	// 'Simplify' shapes the output only: it is not a query parameter of the service.
-	request: (query) => ({ method: 'GET', path: '/payout/v1/incidents', qs: Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify')) }),
+	request: (query) => endpoints.getIncidents(Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify'))),
 	output: (answer, { simplify }) => {
 		const incidents = Array.isArray(answer.data?.incidents) ? (answer.data.incidents as IDataObject[]) : [];
 		return simplify ? incidents.map((incident) => simplified(incident, SIMPLIFIED)) : incidents;

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 
-import { itemSchema, text } from '../../shared/rules';
+import { itemSchema, text } from '../../shared/input/rules';
 import type { PayoutOperation } from '../../shared/types';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const schema = itemSchema({ authCode: text({ required: true }) });
 
@@ -25,7 +26,7 @@ export const generateToken: PayoutOperation<z.output<typeof schema>> = {
 		},
 	],
 	schema: () => schema,
-	request: ({ authCode }) => ({ method: 'POST', path: '/verification/oauth2/generate-token', body: { auth_code: authCode } }),
+	request: ({ authCode }) => endpoints.generateToken(authCode),
 	// The token endpoint answers without the envelope: its fields are the item.
 	output: (answer) => [answer.data ?? {}],
 };

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 
-import { itemSchema, text } from '../../shared/rules';
+import { itemSchema, text } from '../../shared/input/rules';
 import type { PayoutOperation } from '../../shared/types';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const schema = itemSchema({ paylinkId: text({ required: true }) });
 
@@ -25,7 +26,6 @@ export const getStatus: PayoutOperation<z.output<typeof schema>> = {
 		},
 	],
 	schema: () => schema,
-	// The interface document does not name the query parameter; DESIGN.md fixes it as paylinkId.
-	request: ({ paylinkId }) => ({ method: 'GET', path: '/payout/v1/getPaylinkStatus', qs: { paylinkId } }),
+	request: ({ paylinkId }) => endpoints.getPaylinkStatus(paylinkId),
 	output: (answer) => [answer.data ?? {}],
 };

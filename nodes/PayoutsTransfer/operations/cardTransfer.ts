@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 
-import { amount, fields, itemSchema, oneOf, text } from '../../shared/rules';
-import type { FieldRule } from '../../shared/rules';
-import { additionalFields } from '../../shared/describe';
+import { amount, fields, itemSchema, oneOf, text } from '../../shared/input/rules';
+import type { FieldRule } from '../../shared/input/rules';
+import { additionalFields } from '../../shared/input/describe';
 import type { PayoutOperation } from '../../shared/types';
 import { amountProperty, remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const CARD_TYPES = ['CREDIT', 'DEBIT'] as const;
 const NETWORKS = ['NETWORK_A', 'NETWORK_B'] as const;
@@ -135,6 +136,6 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 		]),
 	],
 	schema: () => schema,
-	request: (card) => ({ method: 'POST', path: '/payout/v1/cardpay', body: card }),
+	request: (card) => endpoints.cardTransfer(card),
 	output: transferOutput,
 };

@@ -2,10 +2,11 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 import type { z } from 'zod';
 
-import { amount, fields, itemSchema, text } from '../../shared/rules';
-import { additionalFields } from '../../shared/describe';
+import { amount, fields, itemSchema, text } from '../../shared/input/rules';
+import { additionalFields } from '../../shared/input/describe';
 import type { PayoutOperation, TransferOrigin } from '../../shared/types';
 import { amountProperty } from './fields';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const schema = itemSchema({
 	amount: amount({ min: 1, maxDecimals: 2, sendAs: 'number' }),
@@ -84,7 +85,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	transferIdWhenEmpty: transferIdOf,
 	schema: () => schema,
 	// The Top-Up Key names the transfer; the service never sees it.
-	request: (transfer) => ({ method: 'POST', path: '/payout/v1/internalTransfer', body: withoutKey(transfer) }),
+	request: (transfer) => endpoints.internalTransfer(withoutKey(transfer)),
 	output: (answer, transfer) => [
 		{
 			status: answer.status,

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 
-import { amount, fields, itemSchema, text } from '../../shared/rules';
-import { additionalFields } from '../../shared/describe';
-import { TRANSFER_MODES, transferModeRule } from '../../shared/transferModes';
+import { amount, fields, itemSchema, text } from '../../shared/input/rules';
+import { additionalFields } from '../../shared/input/describe';
+import { TRANSFER_MODES, transferModeRule } from '../../shared/input/transferModes';
 import type { PayoutOperation } from '../../shared/types';
 import { amountProperty, remarksProperty, transferIdProperty } from './fields';
 import { transferOutput } from './transferOutput';
+import { endpoints } from '../../shared/transport/endpoints';
 
 const schema = itemSchema({
 	beneId: text({ required: true, ...fields.alphanumeric }),
@@ -61,7 +62,7 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 		]),
 	],
 	schema: () => schema,
-	request: (transfer) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: transfer }),
+	request: (transfer) => endpoints.standardTransfer(transfer),
 	output: transferOutput,
 	incidentGuard: { transferMode: (transfer) => String(transfer.transferMode ?? 'banktransfer'), beneId: (transfer) => String(transfer.beneId) },
 };

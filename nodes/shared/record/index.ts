@@ -6,7 +6,7 @@ import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { FirstAnswer } from './inProcess';
 import { Journal, RecordFull, ROOM_FOR_NEW } from './journal';
 import { marks } from './marks';
-import type { DashboardStatus } from './settle';
+import type { DashboardStatus } from '../types';
 
 /**
  * The node's record of the transfers it sent: an idempotency ledger in n8n's processed-data store
@@ -53,6 +53,33 @@ export type Claim =
 	/** The record could not be written: nothing sent. */
 	| { kind: 'recordFailed'; reason: string };
 
+/** What became of a claimed row, as the record keeps it. */
+export type Conclusion =
+	/** The service answered SUCCESS or PENDING: paid (its status and references kept for a repeat). */
+	| { paid: FirstAnswer }
+	/** Paid before, by what the record says: not sent now. */
+	| 'paidEarlier'
+	/** No money moved by this run's request (a clear refusal, or it never went out): the claim is released, as if never made. */
+	| 'released'
+	/** No clear answer, or the service still holds it from a request without one: the claim stays, in doubt. */
+	| 'inDoubt'
+	/** Claimed and perhaps not sent (Stop came first): released unless its request went out. */
+	| 'notSent';
+
+/**
+ * What the record keeps of each conclusion: the marks it forgets now, and (where the service
+ * guards, so other workers may write the row too) the states it makes again a settling window later.
+ */
+const KEPT: Record<'paid' | Exclude<Conclusion, object>, (row: ClaimedRow) => { forget: string[]; again: Array<['record' | 'forget', string[]]> }> = {
+	// Paid: "no clear answer" forgotten.
+	paid: (row) => ({ forget: [row.open], again: [['record', [row.sentMark]], ['forget', [row.open]]] }),
+	// Asking recorded "no clear answer": forgotten again.
+	paidEarlier: (row) => ({ forget: [row.open], again: [['forget', [row.open]]] }),
+	inDoubt: (row) => ({ forget: [], again: [['record', [row.sentMark, row.open]]] }),
+	released: (row) => ({ forget: row.claimed, again: [] }),
+	notSent: (row) => ({ forget: row.claimed, again: [] }),
+};
+
 /** A stable digest of what a request would do: the operation and its body, keys sorted. */
 export function fingerprint(operation: string, body: object): string {
 	const sorted = Object.fromEntries(Object.entries(body).sort(([a], [b]) => a.localeCompare(b)));
@@ -60,7 +87,7 @@ export function fingerprint(operation: string, body: object): string {
 }
 
 /** A row this run claimed: its marks and its turn in this process. */
-interface Held {
+interface ClaimedRow {
 	key: string;
 	claimed: string[];
 	sentMark: string;
@@ -76,7 +103,7 @@ const LOOK_AGAIN_MS = 250;
 const LOOKS = 3;
 
 export class TransferRecord {
-	private readonly held = new Map<number, Held>();
+	private readonly claimedRows = new Map<number, ClaimedRow>();
 	private readonly claiming = new Set<Promise<Claim>>();
 	private readonly writes: Array<Promise<void>> = [];
 	private failedWrite?: string;
@@ -113,7 +140,7 @@ export class TransferRecord {
 		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
 		const claimed = this.guard === 'node' ? [id, sent, open] : [sent, open];
 		const hold = (claim: Claim): Claim => {
-			if (claim.kind === 'send' && !claim.unrecorded) this.held.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
+			if (claim.kind === 'send' && !claim.unrecorded) this.claimedRows.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
 			else release();
 			return claim;
 		};
@@ -166,7 +193,7 @@ export class TransferRecord {
 	 * "no clear answer", forgotten again at once) made it look in doubt; paid, it reads paid now.
 	 */
 	async paidAfterAll(index: number): Promise<boolean> {
-		const row = this.held.get(index);
+		const row = this.claimedRows.get(index);
 		if (!row) return false;
 		// A few looks, a random while apart: workers looking the same transfer up at once stop meeting.
 		for (let look = 0; look < LOOKS; look++) {
@@ -181,48 +208,31 @@ export class TransferRecord {
 		return false;
 	}
 
-	/** Paid before, by what the record says (asking recorded "no clear answer": forgotten again). */
-	paidEarlier(index: number) {
-		this.settle(index, async (row) => this.forgetAgain([row.open]));
-	}
-
 	/** The request is going out now: from here its claim stays until its answer. */
 	sending(index: number) {
-		const row = this.held.get(index);
+		const row = this.claimedRows.get(index);
 		if (row) row.sent = true;
 	}
 
-	/** The service answered SUCCESS or PENDING. */
-	answered(index: number, answer: FirstAnswer) {
-		this.settle(index, async (row) => {
-			rememberAnswer(row.key, answer);
-			await this.journal.forget([row.open]);
-			// Where other workers write the record too: paid, made again a settling window later.
-			this.again('record', [row.sentMark]);
-			this.again('forget', [row.open]);
-		});
-	}
-
-	/** No money moved by this run's request (a clear refusal, or it never went out): the claim is forgotten, as if never made. */
-	refused(index: number) {
-		this.settle(index, (row) => this.journal.forget(row.claimed));
-	}
-
-	/** No clear answer, or the service still holds it from a request without one: the claim stays, in doubt. */
-	inDoubt(index: number) {
-		this.settle(index, async (row) => this.again('record', [row.sentMark, row.open]));
-	}
-
-	/** Claimed but not sent (Stop came first): as a refusal. */
-	notSent(index: number) {
-		const row = this.held.get(index);
-		if (row && !row.sent) this.refused(index);
+	/** What became of a claimed row: the record keeps it so, and the row's turn passes on. */
+	conclude(index: number, conclusion: Conclusion) {
+		const row = this.claimedRows.get(index);
+		if (!row || (conclusion === 'notSent' && row.sent)) return;
+		this.claimedRows.delete(index);
+		if (typeof conclusion === 'object') rememberAnswer(row.key, conclusion.paid);
+		const { forget, again } = KEPT[typeof conclusion === 'object' ? 'paid' : conclusion](row);
+		const kept = async () => {
+			if (forget.length > 0) await this.journal.forget(forget);
+			for (const [kind, marks] of again) this.again(kind, marks);
+		};
+		// The turn passes on once the record says what became of the row.
+		this.write(kept().finally(row.release));
 	}
 
 	/** Frees the rows this run claimed and never sent, and waits until the run's writes are done: a run ends with its record written. */
 	async close(warn: (message: string) => void): Promise<void> {
 		await Promise.all(this.claiming);
-		for (const index of [...this.held.keys()]) this.notSent(index);
+		for (const index of [...this.claimedRows.keys()]) this.conclude(index, 'notSent');
 		this.journal.hurry();
 		await Promise.all(this.writes);
 		if (this.failedWrite) warn(this.failedWrite);
@@ -241,14 +251,6 @@ export class TransferRecord {
 	/** How full the record is, as last known (for the rows' note). */
 	knownSize(): number | undefined {
 		return this.journal.knownSize();
-	}
-
-	private settle(index: number, then: (row: Held) => Promise<void>) {
-		const row = this.held.get(index);
-		if (!row) return;
-		this.held.delete(index);
-		// The turn passes on once the record says what became of the row.
-		this.write(then(row).finally(row.release));
 	}
 
 	/** A "no clear answer" mark that is not true, forgotten, and again a settling window later (where other workers write the record). */

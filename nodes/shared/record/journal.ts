@@ -169,11 +169,11 @@ export class Journal {
 	/** Forgets that waited long enough go next, unless each is behind a claim of one of its marks. */
 	private nextKind(): Request['kind'] {
 		const lingered = this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
-		if (lingered && this.firstFree('forget')) return 'forget';
-		return this.firstFree('record') ? 'record' : 'forget';
+		if (lingered && this.canGoFirst('forget')) return 'forget';
+		return this.canGoFirst('record') ? 'record' : 'forget';
 	}
 
-	private firstFree(kind: Request['kind']): boolean {
+	private canGoFirst(kind: Request['kind']): boolean {
 		const heldBack = new Set<string>();
 		for (const request of this.queue) {
 			if (request.kind === kind && !request.marks.some((mark) => heldBack.has(mark))) return true;
@@ -184,7 +184,7 @@ export class Journal {
 
 	private async forgetCall(batch: Array<Extract<Request, { kind: 'forget' }>>) {
 		const unique = [...new Set(batch.flatMap((request) => request.marks))];
-		const forgotten = await this.once(async () => await this.helpers.removeProcessed(unique, this.scope, OPTIONS));
+		const forgotten = await this.call(async () => await this.helpers.removeProcessed(unique, this.scope, OPTIONS));
 		for (const request of batch) {
 			if ('failure' in forgotten) request.reject(forgotten.failure);
 			else request.resolve();
@@ -209,7 +209,7 @@ export class Journal {
 		}
 		if (admitted.length === 0) return;
 		const unique = [...new Set(admitted.flatMap((request) => request.marks))];
-		const recorded = await this.once(async () => await this.helpers.checkProcessedAndRecord(unique, this.scope, OPTIONS));
+		const recorded = await this.call(async () => await this.helpers.checkProcessedAndRecord(unique, this.scope, OPTIONS));
 		if ('failure' in recorded) {
 			for (const request of admitted) request.reject(recorded.failure);
 			return;
@@ -233,7 +233,7 @@ export class Journal {
 	private async countedSize(batch: Array<Extract<Request, { kind: 'record' }>>): Promise<number | undefined> {
 		const near = this.size !== undefined && this.size + batch.reduce((total, request) => total + request.marks.length, 0) > Math.min(...batch.map((request) => request.limit)) - NEAR;
 		if (this.size === undefined || near || ++this.callsSinceCount >= RECOUNT_EVERY) {
-			const counted = await this.once(async () => await this.helpers.getProcessedDataCount(this.scope, OPTIONS));
+			const counted = await this.call(async () => await this.helpers.getProcessedDataCount(this.scope, OPTIONS));
 			// A store that cannot count is not a reason to send nothing: the size is then unknown.
 			this.size = 'failure' in counted ? undefined : counted.value;
 			this.callsSinceCount = 0;
@@ -289,7 +289,7 @@ export class Journal {
 	 * A call that fails wrote nothing; one that wrote and then failed errs to "seen" on the retry,
 	 * so a row reads as claimed before, never as new.
 	 */
-	private async once<T>(work: () => Promise<T>): Promise<{ value: T } | { failure: unknown }> {
+	private async call<T>(work: () => Promise<T>): Promise<{ value: T } | { failure: unknown }> {
 		for (let attempt = 1; ; attempt++) {
 			const started = Date.now();
 			try {

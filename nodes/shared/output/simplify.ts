@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { FieldRule } from './rules';
+import type { FieldRule } from '../input/rules';
 
 /**
  * n8n's "Simplify" convention for outputs of more than 10 fields: a boolean `simplify` that keeps

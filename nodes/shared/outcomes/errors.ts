@@ -1,5 +1,4 @@
-import type { NextStep } from './routine';
-import type { OperationName } from './types';
+import type { NextStep, OperationName } from '../types';
 
 /**
  * The error section of the interface document (section 7) as data: each row that the service

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 /**
  * The Incident Guard as the user sets it: the option in a transfer's Options collection (off until
- * added) and its settings as saved. What the guard does with them is incidentGuard.ts.
+ * added) and its settings as saved. What the guard does with them is incidents/guard.ts.
  */
 
 export type GuardAction = 'hold' | 'fail' | 'sendAnyway';

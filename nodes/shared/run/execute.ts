@@ -3,27 +3,29 @@ import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { displayNames } from './describe';
-import { guardIncidents } from './incidentGuard';
-import { checkItems, invalid } from './items';
-import { readOptions } from './options';
-import { outputItems, refuseBatchIfAny, throwIfAnyFailed } from './output';
-import { TransferRecord } from './record';
-import type { Run } from './routine';
-import { sendItems } from './sending';
-import { CREDENTIAL_TYPE, targetFor } from './transport';
-import type { PayoutsCredentials } from './transport';
-import type { PayoutOperation } from './types';
+import { displayNames } from '../input/describe';
+import { guardIncidents } from '../incidents/guard';
+import { checkItems, invalid } from '../input/items';
+import { readOptions } from '../input/options';
+import { say } from '../outcomes/words';
+import { outputItems, refuseBatchIfAny, throwIfAnyFailed } from '../output/output';
+import { TransferRecord } from '../record';
+import type { Run } from './run';
+import { sendItems } from './lanes';
+import { CREDENTIAL_TYPE, targetFor } from '../transport/target';
+import type { PayoutsCredentials } from '../transport/target';
+import type { PayoutOperation } from '../types';
 
 /**
- * The one execute routine of every payouts node, in four steps, each in a file of its own:
- * 1. items.ts: read and check every item before the first request (a bad row moves no money),
- *    each transfer with the Transfer ID it will be sent with; then, for standard transfers, the
- *    Incident Guard (incidentGuard.ts);
- * 2. sending.ts: send the good items, bounded, paced, each transfer claimed first in the record
- *    of sent transfers (record/), sent again only with the same Transfer ID;
- * 3. answers.ts: judge each answer by its body, ERROR subCodes mapped to hints (errors.ts);
- * 4. output.ts: output in input order, every item paired with the item it came from; without
+ * The one execute routine of every payouts node. A row travels down the folders of nodes/shared:
+ * 1. input/: read and check every item before the first request (a bad row moves no money), each
+ *    transfer with the Transfer ID it will be sent with; then, for standard transfers, the
+ *    Incident Guard (incidents/);
+ * 2. run/lanes.ts: send the good items, bounded and paced; run/sendRow.ts: each transfer claimed
+ *    first in the record of sent transfers (record/), sent (transport/) again only with the same
+ *    Transfer ID, its answer judged (outcomes/interpret.ts), kept in the record and said
+ *    (outcomes/words.ts, the error table in outcomes/errors.ts);
+ * 3. output/: output in input order, every item paired with the item it came from; without
  *    Continue On Fail, one error listing every row that needs the user.
  */
 export async function runOperations(this: IExecuteFunctions, operations: PayoutOperation[]): Promise<INodeExecutionData[][]> {
@@ -47,6 +49,11 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const { outcomes, secretsOf, ...checked } = await checkItems(this, operation, schema, displayNames(operation), [credentials.accessToken, credentials.clientSecret], origin);
 	let { planned } = checked;
 	refuseBatchIfAny(node, outcomes, continueOnFail, 'invalid');
+	// A row an earlier Payouts Transfer node left in doubt under another Transfer ID (a retry branch on its error output): never sent under a new one.
+	for (const entry of planned) {
+		if (entry.earlier && entry.earlier.transferId !== entry.transferId) outcomes.set(entry.index, say(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }));
+	}
+	planned = planned.filter((entry) => !outcomes.has(entry.index));
 
 	// The Incident Guard, when chosen: every item checked against open incidents before anything is sent.
 	const notes = new Map<number, IDataObject>();
@@ -68,8 +75,8 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0) run.record = TransferRecord.open(this, workflowId, run.guard);
 	try {
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
-		// 3. (each answer was judged as it came: answers.ts) 4. Output in input order; without
-		// Continue On Fail, rows that need the user end the run with one error that lists them all.
+		// 3. Output in input order; without Continue On Fail, rows that need the user end the run
+		// with one error that lists them all.
 		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
 		if (!continueOnFail) throwIfAnyFailed(node, outcomes, operation.movesMoney ? sentItems : undefined, paramsOf);
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);

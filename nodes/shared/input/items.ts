@@ -1,11 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { earlierNodeInDoubt } from './answers';
-import { redactor } from './redact';
-import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './record/settle';
-import type { Failure, Outcomes, Planned } from './routine';
-import type { Params, PayoutOperation, TransferOrigin } from './types';
+import { redactor } from '../redact';
+import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './dashboardStatus';
+import type { EarlierReport, Failure, Outcomes, Params, PayoutOperation, Planned, TransferOrigin } from '../types';
 
 /**
  * Step 1 of the routine: every item's parameters read and checked against the operation's rules
@@ -162,15 +160,14 @@ function plannedTransfer(
 	const dashboard = readDashboardStatus(given);
 	const option = DASHBOARD_STATUS_OPTION.replace(/^Options > /, '');
 	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `${option} ${dashboard.issue} (given: ${shown(given)})`, `Map ${option} to the dashboard's status of this row's Transfer ID, or leave it empty.`) };
-	// A row an earlier Payouts Transfer node left in doubt under another Transfer ID (a retry branch on its error output): never sent under a new one.
-	const earlier = earlierVerdict(item);
-	if (earlier && earlier.transferId !== entry.transferId) return { failure: earlierNodeInDoubt(entry, earlier) };
-	if (earlier?.status === 'UNKNOWN') entry.earlierInDoubt = true;
+	// What an earlier Payouts Transfer node said of the row (a retry branch on its error output): run/ judges it.
+	const earlier = earlierReport(item);
+	if (earlier) entry.earlier = earlier;
 	return { entry: dashboard ? { ...entry, dashboard } : entry };
 }
 
 /** What an earlier Payouts Transfer node said of the row, where its error item reaches this node (On Error: Continue (using error output)). */
-function earlierVerdict(item: INodeExecutionData | undefined): { status: string; transferId: string; hint?: string; nextStep?: string } | undefined {
+function earlierReport(item: INodeExecutionData | undefined): EarlierReport | undefined {
 	const error = item?.json.error as IDataObject | undefined;
 	if (!error || typeof error !== 'object' || typeof error.transferId !== 'string') return undefined;
 	if (error.status !== 'UNKNOWN' && error.status !== 'ALREADY_EXISTS') return undefined;

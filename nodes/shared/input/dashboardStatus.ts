@@ -1,14 +1,11 @@
+import type { DashboardStatus, DashboardVerdict } from '../types';
+
 /**
  * Options > Settle With Dashboard Status (`dashboardStatus`): what the payouts dashboard says of a
  * row's Transfer ID, mapped from a column (e.g. the dashboard's CSV export, read with Extract From
  * File and merged with the batch by Transfer ID). Only a row in doubt needs it. The dashboard's own
  * words are read as they are, by what they say about the money.
  */
-
-/** paid: the service has it and it moved (or is moving) money; failed: the service has it and it
- * moved none (it never will: the service refuses the Transfer ID again); notFound: the export has
- * no transfer with it (an export taken before a request has no word on it). */
-export type DashboardVerdict = 'paid' | 'failed' | 'notFound';
 
 /** What the editor calls Options > dashboardStatus, so that every message names it as the user sees it. */
 export const DASHBOARD_STATUS_OPTION = "Options > 'Settle With Dashboard Status'";
@@ -19,12 +16,6 @@ export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
 	failed: ['FAILED', 'ERROR', 'REJECTED'],
 	notFound: ['NOT_FOUND'],
 };
-
-export interface DashboardStatus {
-	verdict: DashboardVerdict;
-	/** The word as the dashboard wrote it, for the output. */
-	word: string;
-}
 
 /** Reads a status: undefined when none is given, a rule's message when it is not one of the words. */
 export function readDashboardStatus(value: unknown): DashboardStatus | undefined | { issue: string } {

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Failure, Outcomes } from './routine';
-import type { SendTarget } from './transport';
-import type { ApiRequest, Params, PayoutOperation } from './types';
+import type { Failure, Outcomes, ApiRequest, Params, PayoutOperation } from '../types';
+import type { SendTarget } from '../transport/target';
 
 /**
  * Step 4 of the routine: what the user sees. Items in input order, each paired with the item it

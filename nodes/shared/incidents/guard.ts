@@ -2,15 +2,15 @@ import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { get as getBeneficiary } from '../PayoutsBeneficiary/operations/get';
-import { findErrorRow } from './errors';
-import { redactor } from './redact';
-import type { GuardSettings } from './incidentGuardOption';
-import { listIncidents, windowsFrom } from './incidents';
-import type { Window } from './incidents';
-import { send } from './transport';
-import type { SendTarget } from './transport';
-import type { Params } from './types';
+import { findErrorRow } from '../outcomes/errors';
+import { redactor } from '../redact';
+import type { GuardSettings } from '../input/incidentGuardOption';
+import { listIncidents, windowsFrom } from './listing';
+import type { Window } from './listing';
+import { endpoints } from '../transport/endpoints';
+import { send } from '../transport/send';
+import type { SendTarget } from '../transport/target';
+import type { Params } from '../types';
 
 /**
  * The Incident Guard of a transfer with a transfer mode: before the first request of a run it
@@ -112,7 +112,7 @@ async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarge
 }
 
 async function lookUp(context: IExecuteFunctions, target: SendTarget, beneId: string): Promise<Read<IDataObject>> {
-	const answer = await send(context, target, getBeneficiary.request({ beneId, simplify: false }));
+	const answer = await send(context, target, endpoints.getBeneficiary(beneId));
 	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') return { value: answer.envelope.data ?? {} };
 	const redact = redactor([target.credentials?.accessToken, target.credentials?.clientSecret]);
 	if (answer.kind === 'envelope') {

@@ -2,8 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { incidentGuardOption, readGuardSettings } from './incidentGuardOption';
 import type { GuardSettings } from './incidentGuardOption';
-import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from './record/settle';
-import type { PayoutOperation } from './types';
+import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from './dashboardStatus';
+import type { PayoutOperation } from '../types';
 
 /** Behaviour switches of the `options` collection, with safe defaults per kind of operation. */
 export interface RunOptions {

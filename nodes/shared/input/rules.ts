@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 
+import type { Clock } from '../types';
+
 /**
  * Field rules of the interface document (sections 4 and 8), each written once and named after
  * what it checks. A rule's message completes the sentence "'<Parameter>' ..." so an error names
@@ -40,6 +42,8 @@ interface TextRule {
 }
 
 /** A text field: required or optional (empty means not sent), a length limit, a character set. */
+export function text(rule: TextRule & { required: true }): FieldRule<string>;
+export function text(rule: TextRule): FieldRule<string | undefined>;
 export function text({ required = false, max, pattern, rule }: TextRule): FieldRule<string | undefined> {
 	return (value) => {
 		if (value !== undefined && value !== null && typeof value !== 'string' && typeof value !== 'number') return issue('must be text');
@@ -125,12 +129,6 @@ export const fields = {
 	alphanumeric: { pattern: LETTERS_DIGITS, rule: 'may contain only letters and digits' },
 	remarks: { max: 70, pattern: /^[A-Za-z0-9 \t]*$/, rule: 'may contain only letters, digits and spaces' },
 } as const;
-
-/** What a date-time rule needs to know: the workflow's timezone and the time of the run. */
-export interface Clock {
-	timezone: string;
-	now: DateTime;
-}
 
 export const SERVICE_TIME_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 

@@ -1,21 +1,18 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { findErrorRow } from './errors';
-import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from './record/settle';
-import type { Failure, Outcome, Planned, RepeatGuard } from './routine';
-import { excerpt } from './transport';
-import type { Answer } from './transport';
-import type { Envelope, PayoutOperation } from './types';
+import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from '../input/dashboardStatus';
+import { retryable } from './interpret';
+import type { Judgement, Said } from './interpret';
+import type { EarlierReport, Failure, Outcome, PayoutOperation, Planned, RepeatGuard } from '../types';
 
 /**
- * Step 3 of the routine: each answer read by its body and judged (`interpret`, a pure function of
- * the answer, which transport.ts read): outcomes for SUCCESS and PENDING, a failure with the error
- * table's hint (errors.ts) for ERROR, UNKNOWN for a transfer that may have moved money without a
- * clear answer. And every word the node says of a transfer that needs the user, in one place: its
- * status, what happened, what to do (`hint`) and the one-word `nextStep` (routine.ts).
+ * Every word the node says of a row that was sent, or that the record kept from being sent: its
+ * status, what happened (`message`), what to do (`hint`) and the one-word `nextStep`. run/ decides
+ * what became of a row (a Verdict: the answer as interpret.ts judged it, or what the record says)
+ * and calls `say` once; the table below words each verdict.
  */
 
-const transferIdOf = (entry: Planned) => String(entry.transferId ?? entry.params.transferId);
+const transferIdOf = (entry: Planned) => entry.transferId ?? '';
 
 /**
  * When a dashboard export can settle a row: a request that timed out may still reach the service a
@@ -32,7 +29,7 @@ export interface EarlierAnswer {
 }
 
 /** This node holds a paid answer (SUCCESS or PENDING) to a request with these values, or the dashboard says it is paid. Not sent now. */
-export function alreadySubmitted(entry: Planned, { first, byDashboard, contradiction }: EarlierAnswer = {}): IDataObject {
+function alreadySubmitted(entry: Planned, { first, byDashboard, contradiction }: EarlierAnswer = {}): IDataObject {
 	const json: IDataObject = {
 		status: 'ALREADY_SUBMITTED',
 		subCode: null,
@@ -49,14 +46,14 @@ export function alreadySubmitted(entry: Planned, { first, byDashboard, contradic
 }
 
 /** Fields every failure of a transfer carries, by what the user does next. */
-type Words = Pick<Failure, 'message' | 'hint' | 'status' | 'nextStep'> & Partial<Pick<Failure, 'subCode' | 'serviceMessage' | 'fromService' | 'stopsBatch'>>;
+type Words = Pick<Failure, 'message' | 'hint' | 'status' | 'nextStep'> & Partial<Pick<Failure, 'subCode' | 'serviceMessage' | 'fromService' | 'stopsBatch' | 'noAnswer'>>;
 const failure = (words: Words): Failure => ({ fromService: false, retryable: false, ...words });
 
 /**
  * The service already has a transfer with this Transfer ID, and this node has no record of sending
  * it with these values. Nothing moved now; whose it is, a person finds out.
  */
-export function alreadyExists(entry: Planned, said: { subCode?: string; message: string }): Failure {
+function alreadyExists(entry: Planned, said: Said): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The service already has a transfer with Transfer ID ${transferId}, and this node has no record of sending it with these values ${item(entry)}`,
@@ -74,7 +71,7 @@ export function alreadyExists(entry: Planned, said: { subCode?: string; message:
  * clear answer: the service holds the transfer, which says nothing of its money. `predates`: the
  * dashboard status mapped says NOT_FOUND, so that export was taken before the service had it.
  */
-export function heldByService(entry: Planned, said: { subCode?: string; message: string }, predates?: string): Failure {
+function heldByService(entry: Planned, said: Said, predates?: string): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The outcome of the transfer is unknown: the service holds Transfer ID ${transferId} from this node's request that had no clear answer ${item(entry)}`,
@@ -90,16 +87,13 @@ export function heldByService(entry: Planned, said: { subCode?: string; message:
 }
 
 /** The dashboard says the service holds this Transfer ID and it moved no money: it never will under it (the service refuses it again). */
-export function cannotPayUnder(entry: Planned, word: string, said?: { subCode?: string; message: string }): Failure {
+function cannotPayUnder(entry: Planned, word: string): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The payouts dashboard says ${word} for Transfer ID ${transferId}: it did not pay, and it can never be paid under this Transfer ID ${item(entry)}`,
 		hint: `Nothing was sent now. Pay this row under a new Transfer ID${entry.params.topUpKey !== undefined ? " (or a new 'Top-Up Key')" : ''}; keep Transfer ID ${transferId} out of later runs.`,
 		status: 'ERROR',
 		nextStep: 'newTransferId',
-		fromService: said !== undefined,
-		subCode: said?.subCode,
-		serviceMessage: said?.message,
 	});
 }
 
@@ -107,7 +101,7 @@ export function cannotPayUnder(entry: Planned, word: string, said?: { subCode?: 
  * Where the node guards: a transfer in doubt that the dashboard says did not pay. It is not sent
  * again under its Transfer ID (the service may book a repeat, and an export can lag): a new one pays it.
  */
-export function notPaidByDashboard(entry: Planned, word: string): Failure {
+function notPaidByDashboard(entry: Planned, word: string): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The payouts dashboard says ${word} for Transfer ID ${transferId}, which this node sent without a clear answer: it did not pay ${item(entry)}`,
@@ -147,7 +141,7 @@ export function settleAdvice(transferId: string): string {
 }
 
 /** Where the node guards: sent before without a clear answer (or another execution is sending it now): not sent again. */
-export function inDoubt(entry: Planned): Failure {
+function inDoubt(entry: Planned): Failure {
 	return failure({
 		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now ${item(entry)}`,
 		hint: `Not sent again. ${settleAdvice(transferIdOf(entry))}`,
@@ -157,7 +151,7 @@ export function inDoubt(entry: Planned): Failure {
 }
 
 /** A row an earlier Payouts Transfer node of this execution reported in doubt (a retry branch on its error output). */
-export function earlierNodeInDoubt(entry: Planned, earlier: { status: string; transferId: string; hint?: string; nextStep?: string }): Failure {
+function earlierNodeInDoubt(entry: Planned, earlier: EarlierReport): Failure {
 	return {
 		...failure({
 			message: `Not sent: an earlier Payouts Transfer node of this workflow reported this row ${earlier.status} under Transfer ID ${earlier.transferId} ${item(entry)}`,
@@ -169,7 +163,7 @@ export function earlierNodeInDoubt(entry: Planned, earlier: { status: string; tr
 	};
 }
 
-export function otherValues(entry: Planned): Failure {
+function otherValues(entry: Planned): Failure {
 	return failure({
 		message: `This node sent another transfer with Transfer ID ${transferIdOf(entry)} (other amount or account) ${item(entry)}`,
 		hint: "Not sent: one Transfer ID is one transfer. If this row is a new top-up, give it its own 'Transfer ID' or 'Top-Up Key'; if it is the same one, use the values it was sent with.",
@@ -179,7 +173,7 @@ export function otherValues(entry: Planned): Failure {
 }
 
 /** A re-send of a transfer in doubt, refused: the refusal says nothing of the earlier request, which may have paid. */
-export function refusedResend(entry: Planned, refusal: Failure): Failure {
+function refusedResend(entry: Planned, refusal: Failure): Failure {
 	return {
 		...refusal,
 		message: `The outcome of the transfer is unknown: this node sent it before without a clear answer, and sending it again was refused: ${refusal.serviceMessage ?? refusal.message} ${item(entry)}`,
@@ -190,7 +184,7 @@ export function refusedResend(entry: Planned, refusal: Failure): Failure {
 	};
 }
 
-export function stoppedBeforeSending(entry: Planned): Failure {
+function stoppedBeforeSending(entry: Planned): Failure {
 	return failure({
 		message: `Not sent: the execution was stopped before this transfer went out ${item(entry)}`,
 		hint: 'Nothing was sent for this row. Run it again to pay it.',
@@ -200,7 +194,7 @@ export function stoppedBeforeSending(entry: Planned): Failure {
 }
 
 /** Not sent: a failure that says nothing of this row alone stopped the run first. */
-export function notSentAfter(entry: Planned, stopped: Failure): Failure {
+function notSentAfter(entry: Planned, stopped: Failure): Failure {
 	return failure({
 		message: `Not sent: the run stopped sending after "${stopped.message.replace(/ \[item \d+\]$/, '')}" ${item(entry)}`,
 		hint: `Nothing was sent for this row. ${stopped.hint}`,
@@ -209,7 +203,7 @@ export function notSentAfter(entry: Planned, stopped: Failure): Failure {
 	});
 }
 
-export function recordFailure(entry: Planned, reason: string): Failure {
+function recordFailure(entry: Planned, reason: string): Failure {
 	return failure({
 		message: `The node could not record the transfer before sending it ${item(entry)}`,
 		hint: `Nothing was sent. n8n's processed-data store answered: ${reason}. Running the row again is safe (no money moved); if it keeps failing, check that n8n's database is reachable and not overloaded.`,
@@ -220,7 +214,7 @@ export function recordFailure(entry: Planned, reason: string): Failure {
 }
 
 /** Where the node guards: the record takes on no new top-up, so that n8n never forgets one it holds. */
-export function recordFull(entry: Planned, size: number): Failure {
+function recordFull(entry: Planned, size: number): Failure {
 	return failure({
 		message: `Not sent: this workflow's record of sent top-ups is full (${size.toLocaleString('en-US')} marks) ${item(entry)}`,
 		hint: "Nothing was sent. The node takes on no new top-up so that it never forgets one it paid. Move new top-ups to a copy of this workflow (a new record), or, in queue mode, to a Postgres claim (Options > 'Claim Held by an Earlier Step'), or, if your service refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'.",
@@ -230,113 +224,158 @@ export function recordFull(entry: Planned, size: number): Failure {
 	});
 }
 
-/** Turns one answer into output items or a failure; the only place that judges answers. */
-export function interpret(operation: PayoutOperation, answer: Answer, entry: Planned, redact: (text: string) => string, guard: RepeatGuard = operation.refusesDuplicateTransferId ? 'service' : 'node'): Outcome {
-	// A transfer without a clear answer may have moved money: say so, never guess.
-	const unclear = (what: string, httpStatus?: number): Failure =>
-		operation.movesMoney
-			? { message: redact(`The outcome of the transfer is unknown: ${what} ${item(entry)}`), ...unknownWords(entry, guard), status: 'UNKNOWN', fromService: true, subCode: httpStatus ? String(httpStatus) : undefined, retryable: guard === 'service', noAnswer: true }
-			: { message: redact(`The service did not answer clearly: ${what} ${item(entry)}`), hint: 'Run the node again later; raise Options > Retries to retry automatically.', nextStep: 'runAgain', status: 'ERROR', fromService: true, subCode: httpStatus ? String(httpStatus) : undefined, retryable: true, noAnswer: true };
-
-	// Something answered that is not the payouts service: the path is unknown there (a wrong Base URL).
-	if ((answer.kind === 'unreadable' || answer.kind === 'object') && NOT_THE_SERVICE.includes(answer.httpStatus) && operation.host === 'payout') {
-		const said = answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : excerpt(redact(JSON.stringify(answer.body)));
-		return { failure: notTheService(answer.httpStatus, said, item(entry)) };
-	}
-
-	switch (answer.kind) {
-		case 'noAnswer':
-			if (!answer.reachedService) {
-				return {
-					failure: {
-						message: `The service could not be reached: ${answer.reason} ${item(entry)}`,
-						hint: "Nothing was sent. Check 'Base URL' in the Payouts API credential and the network, then run again.",
-						nextStep: 'runAgain',
-						status: 'ERROR',
-						fromService: true,
-						retryable: true,
-						noAnswer: true,
-					},
-				};
-			}
-			return { failure: unclear(answer.reason) };
-		case 'unreadable':
-			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${excerpt(redact(answer.text))}`, answer.httpStatus) };
-		case 'object':
-			if (operation.host === 'verification' && answer.httpStatus >= 200 && answer.httpStatus < 300) {
-				return { items: operation.output({ status: 'SUCCESS', subCode: String(answer.httpStatus), message: '', data: answer.body }, entry.params) };
-			}
-			if (operation.host === 'verification') return { failure: tokenFailure(answer.httpStatus, answer.body, item(entry), redact) };
-			return { failure: unclear(`the service answered HTTP ${answer.httpStatus} without its status envelope`, answer.httpStatus) };
-		case 'envelope':
-			if (operation.host === 'verification' && answer.envelope.status === 'ERROR') {
-				return { failure: tokenFailure(answer.httpStatus, answer.envelope as unknown as IDataObject, item(entry), redact) };
-			}
-			return envelopeOutcome(operation, answer.envelope, entry, redact, guard);
-	}
+/** Sent before in this execution (n8n ran the node again, or an earlier Payouts Transfer node sent it) without a clear answer, where an earlier step holds the claim. */
+function sentEarlierInExecution(entry: Planned): Failure {
+	return failure({
+		message: `The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came ${item(entry)}`,
+		hint: `Not sent again. Keep its claim in the earlier step's table (never give it a new Transfer ID). ${ONCE_SETTLED}, look up Transfer ID ${transferIdOf(entry)} in the payouts dashboard and write what it says as the claim's outcome.`,
+		nextStep: 'settleClaim',
+		status: 'UNKNOWN',
+	});
 }
 
-export function envelopeOutcome(operation: PayoutOperation, envelope: Envelope, entry: Planned, redact: (text: string) => string, guard: RepeatGuard): Outcome {
-	if (envelope.status !== 'ERROR') return { items: operation.output(envelope, entry.params) };
-	const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
-	const serviceMessage = redact(envelope.message);
-	if (operation.movesMoney && REPEAT_REFUSED.test(envelope.message)) {
-		// Whose the Transfer ID is, the record tells (sending.ts); alone, the answer says only this.
-		return { failure: { ...alreadyExists(entry, { subCode: envelope.subCode, message: serviceMessage }), repeatRefused: true } };
-	}
-	const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
-	if (operation.movesMoney && (row.unknownOutcome === true || serverSide)) {
-		const words = unknownWords(entry, guard);
-		// A row of its own (201 "no response from bank") says it; a server fault needs the general advice.
-		return { failure: { message: `The outcome of the transfer is unknown: ${serviceMessage} ${item(entry)}`, hint: `${row.unknownOutcome ? `${row.hint} ` : ''}${words.hint}`, nextStep: words.nextStep, status: 'UNKNOWN', fromService: true, subCode: envelope.subCode, serviceMessage, retryable: guard === 'service', ...(serverSide ? { noAnswer: true as const } : {}) } };
-	}
-	return {
-		failure: {
-			message: `${serviceMessage} ${item(entry)}`,
-			hint: row.hint,
-			nextStep: row.nextStep ?? 'runAgain',
-			status: 'ERROR',
-			fromService: true,
-			subCode: envelope.subCode,
-			serviceMessage,
-			retryable: serverSide,
-			...(row.account ? { stopsBatch: true as const } : {}),
-		},
-	};
+/** Transfers in a row without any answer after which the service looks down: the run sends nothing more. */
+export const NO_ANSWER_IN_A_ROW = 3;
+
+/** Several transfers in a row without any answer: the service looks down, and the run sends nothing more. */
+export function serviceDown(last: Failure): Failure {
+	return failure({
+		message: `The service gave no answer to ${NO_ANSWER_IN_A_ROW} transfers in a row, so the run sent nothing more (last: ${last.message.replace(/ \[item \d+\]$/, '')})`,
+		hint: 'The rows without an answer are in doubt: each says what to do. Run the rows not sent again once the service answers.',
+		nextStep: 'runAgain',
+		status: 'ERROR',
+	});
 }
-
-/** The service's refusal of a Transfer ID it holds ("Transfer Id already exists"). */
-export const REPEAT_REFUSED = /transfer id already exists/i;
-
-/** HTTP statuses by which a server says it has no such path: what answered is not the service's API. */
-const NOT_THE_SERVICE = [404, 405];
 
 /** A wrong Base URL: nothing reached the service, so nothing was paid; the run sends nothing more. */
 export function notTheService(httpStatus: number, said: string, where: string): Failure {
-	return {
+	return failure({
 		message: `The Base URL does not answer as the payouts service: HTTP ${httpStatus}, ${said} ${where}`,
 		hint: "Nothing was sent to the payouts service: the address has no such API. Check 'Base URL' in the Payouts API credential: take it from your payouts dashboard (production and test hosts differ), without the /payout/... path.",
 		nextStep: 'runAgain',
 		status: 'ERROR',
-		fromService: false,
-		retryable: false,
 		stopsBatch: true,
-	};
+	});
 }
 
-/** The token endpoint's errors are not in the interface document: report what it said. */
-export function tokenFailure(httpStatus: number, body: IDataObject, where: string, redact: (text: string) => string): Failure {
-	const said = [body.message, body.error, body.error_description].find((value) => typeof value === 'string') as string | undefined;
-	const serviceMessage = redact(said ?? `HTTP ${httpStatus}`);
-	const subCode = typeof body.subCode === 'string' ? body.subCode : String(httpStatus);
-	return {
-		message: `The token request was refused: ${serviceMessage} ${where}`,
-		hint: "Check 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential, and that the authorisation code is fresh: each code works once.",
-		nextStep: 'fixRow',
-		status: 'ERROR',
-		fromService: true,
-		subCode,
-		serviceMessage,
-		retryable: false,
-	};
+/** What an answer says, by how interpret.ts judged it. */
+const ANSWER_WORDS: { [K in Judgement['kind']]: (entry: Planned, judged: Extract<Judgement, { kind: K }>, speaker: Speaker) => Outcome } = {
+	paid: (_, { items }) => ({ items }),
+	refused: (entry, { said, row }) => ({
+		failure: failure({
+			message: `${said.message} ${item(entry)}`,
+			hint: row.hint,
+			nextStep: row.nextStep ?? 'runAgain',
+			status: 'ERROR',
+			fromService: true,
+			subCode: said.subCode,
+			serviceMessage: said.message,
+			...(row.account ? { stopsBatch: true as const } : {}),
+		}),
+	}),
+	repeatRefused: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
+	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, { operation, guard }) => {
+		if (!operation.movesMoney) {
+			return { failure: failure({ message: `The service did not answer clearly: ${what} ${item(entry)}`, hint: 'Run the node again later; raise Options > Retries to retry automatically.', nextStep: 'runAgain', status: 'ERROR', fromService: true, subCode, ...(noAnswer ? { noAnswer } : {}) }) };
+		}
+		// A transfer without a clear answer may have moved money: say so, never guess.
+		const words = unknownWords(entry, guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node'));
+		return {
+			failure: failure({
+				message: `The outcome of the transfer is unknown: ${what} ${item(entry)}`,
+				hint: `${rowHint ? `${rowHint} ` : ''}${words.hint}`,
+				nextStep: words.nextStep,
+				status: 'UNKNOWN',
+				fromService: true,
+				subCode,
+				serviceMessage: said?.message,
+				...(noAnswer ? { noAnswer } : {}),
+			}),
+		};
+	},
+	unreachable: (entry, { reason }) => ({
+		failure: failure({
+			message: `The service could not be reached: ${reason} ${item(entry)}`,
+			hint: "Nothing was sent. Check 'Base URL' in the Payouts API credential and the network, then run again.",
+			nextStep: 'runAgain',
+			status: 'ERROR',
+			fromService: true,
+			noAnswer: true,
+		}),
+	}),
+	notTheService: (entry, { httpStatus, said }) => ({ failure: notTheService(httpStatus, said, item(entry)) }),
+	tokenRefused: (entry, { said }) => ({
+		failure: failure({
+			message: `The token request was refused: ${said.message} ${item(entry)}`,
+			hint: "Check 'Client ID', 'Client Secret' and 'API Version' in the Payouts API credential, and that the authorisation code is fresh: each code works once.",
+			nextStep: 'fixRow',
+			status: 'ERROR',
+			fromService: true,
+			subCode: said.subCode,
+			serviceMessage: said.message,
+		}),
+	}),
+};
+
+/** What became of a row that the record or the run kept from being sent, or judged with what the record knows. */
+export type RowVerdict =
+	/** This node holds a paid answer to these values (or the dashboard says paid): not sent now. */
+	| { kind: 'alreadySubmitted'; earlier?: EarlierAnswer }
+	/** The service holds the Transfer ID, and this node has no record of sending it with these values. */
+	| { kind: 'alreadyExists'; said: Said }
+	/** The service refused a repeat of a transfer this node sent without a clear answer. */
+	| { kind: 'heldByService'; said: Said; predates?: string }
+	/** The dashboard says FAILED where the service guards: never payable under this Transfer ID. */
+	| { kind: 'cannotPayUnder'; word: string }
+	/** The dashboard says a transfer in doubt did not pay, where the node guards. */
+	| { kind: 'notPaidByDashboard'; word: string }
+	| { kind: 'inDoubt' }
+	| { kind: 'otherValues' }
+	/** A re-send of a transfer in doubt, refused: says nothing of the earlier request. */
+	| { kind: 'refusedResend'; refusal: Judgement }
+	| { kind: 'stoppedBeforeSending' }
+	| { kind: 'notSentAfter'; stopped: Failure }
+	| { kind: 'recordFailed'; reason: string }
+	| { kind: 'recordFull'; size: number }
+	| { kind: 'sentEarlierInExecution' }
+	| { kind: 'earlierNodeInDoubt'; earlier: EarlierReport };
+
+export type Verdict = Judgement | RowVerdict;
+
+/** Who speaks: the operation, and who refuses a repeat of its transfers. */
+export interface Speaker {
+	operation: PayoutOperation;
+	guard?: RepeatGuard;
+}
+
+const ROW_WORDS: { [K in RowVerdict['kind']]: (entry: Planned, verdict: Extract<RowVerdict, { kind: K }>, speaker: Speaker) => Outcome } = {
+	alreadySubmitted: (entry, { earlier }) => ({ items: [alreadySubmitted(entry, earlier)] }),
+	alreadyExists: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
+	heldByService: (entry, { said, predates }) => ({ failure: heldByService(entry, said, predates) }),
+	cannotPayUnder: (entry, { word }) => ({ failure: cannotPayUnder(entry, word) }),
+	notPaidByDashboard: (entry, { word }) => ({ failure: notPaidByDashboard(entry, word) }),
+	inDoubt: (entry) => ({ failure: inDoubt(entry) }),
+	otherValues: (entry) => ({ failure: otherValues(entry) }),
+	refusedResend: (entry, { refusal }, speaker) => {
+		const said = say(entry, refusal, speaker);
+		return 'failure' in said ? { failure: refusedResend(entry, said.failure) } : said;
+	},
+	stoppedBeforeSending: (entry) => ({ failure: stoppedBeforeSending(entry) }),
+	notSentAfter: (entry, { stopped }) => ({ failure: notSentAfter(entry, stopped) }),
+	recordFailed: (entry, { reason }) => ({ failure: recordFailure(entry, reason) }),
+	recordFull: (entry, { size }) => ({ failure: recordFull(entry, size) }),
+	sentEarlierInExecution: (entry) => ({ failure: sentEarlierInExecution(entry) }),
+	earlierNodeInDoubt: (entry, { earlier }) => ({ failure: earlierNodeInDoubt(entry, earlier) }),
+};
+
+/** What the node says of a row: its output items, or a failure in the user's words. */
+export function say(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
+	if (verdict.kind in ANSWER_WORDS) {
+		const judged = verdict as Judgement;
+		const outcome = (ANSWER_WORDS[judged.kind] as (entry: Planned, judged: Judgement, speaker: Speaker) => Outcome)(entry, judged, speaker);
+		if ('failure' in outcome) outcome.failure.retryable = retryable(judged, speaker.operation, speaker.guard);
+		return outcome;
+	}
+	const row = verdict as RowVerdict;
+	return (ROW_WORDS[row.kind] as (entry: Planned, verdict: RowVerdict, speaker: Speaker) => Outcome)(entry, row, speaker);
 }

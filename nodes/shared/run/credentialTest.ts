@@ -1,10 +1,11 @@
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { notTheService } from './answers';
-import { findErrorRow } from './errors';
-import { redactor } from './redact';
-import { baseUrlOf, excerpt, noAnswer, readAnswer } from './transport';
-import type { Answer } from './transport';
+import { notTheService } from '../outcomes/words';
+import { findErrorRow } from '../outcomes/errors';
+import { redactor } from '../redact';
+import { baseUrlOf } from '../transport/target';
+import { excerpt, noAnswer, readAnswer } from '../transport/answer';
+import type { Answer } from '../transport/answer';
 
 /**
  * The credential's Test button: lists today's incidents (a request that needs nothing but a valid

@@ -2,11 +2,13 @@ import type { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { findErrorRow } from './errors';
-import { redactor } from './redact';
-import { SERVICE_TIME_FORMAT } from './rules';
-import { excerpt, send } from './transport';
-import type { SendTarget } from './transport';
+import { findErrorRow } from '../outcomes/errors';
+import { redactor } from '../redact';
+import { SERVICE_TIME_FORMAT } from '../input/rules';
+import { excerpt } from '../transport/answer';
+import { endpoints } from '../transport/endpoints';
+import { send } from '../transport/send';
+import type { SendTarget } from '../transport/target';
 
 /**
  * Listing incidents within the service's window rules (interface document, sections 4.5 and 8):
@@ -66,7 +68,7 @@ export async function listIncidents(context: IExecuteFunctions | IPollFunctions,
 	const node = context.getNode();
 	const qs: IDataObject = { status: query.status, startTime: window.start.toFormat(SERVICE_TIME_FORMAT), endTime: window.end.toFormat(SERVICE_TIME_FORMAT) };
 	if (query.entityCode) qs.entityCode = query.entityCode;
-	const answer = await send(context, target, { method: 'GET', path: '/payout/v1/incidents', qs });
+	const answer = await send(context, target, endpoints.getIncidents(qs));
 	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') {
 		const incidents = answer.envelope.data?.incidents;
 		return Array.isArray(incidents) ? (incidents as IDataObject[]) : [];

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { optionsFor } from './options';
-import type { PayoutOperation } from './types';
+import type { PayoutOperation } from '../types';
 
 /**
  * A node's parameters from its operations: the operation selector, then each operation's own

@@ -1,0 +1,106 @@
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { NO_ANSWER_IN_A_ROW, say, serviceDown } from '../outcomes/words';
+import { redactor } from '../redact';
+import type { Claim } from '../record';
+import type { Run } from './run';
+import { cancelled, dryRun, fingerprintOf, sendRow } from './sendRow';
+import type { Outcome, Outcomes, Planned } from '../types';
+
+/**
+ * Step 2 of the routine: the checked items sent in lanes, at most Concurrency at once and Requests
+ * Per Second a second, each row by sendRow.ts. A row that needs the user never keeps the others
+ * from going out: the run stops sending only on a failure that every row would meet (a refused
+ * account, a wrong Base URL, the record unwritable or full) or when the service gives no answer
+ * several times in a row, and says so on each row it did not send.
+ */
+
+export interface Sent {
+	/** Items whose request went out in this run, for the error that ends a batch. */
+	sentItems: number[];
+}
+
+export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, notes: Map<number, IDataObject>): Promise<Sent> {
+	const sent: Sent = { sentItems: [] };
+	if (run.options.dryRun) {
+		for (const entry of planned) outcomes.set(entry.index, { items: [dryRun(run, entry)] });
+		return sent;
+	}
+	run.pace = pacer(run.options.requestsPerSecond);
+	const claims = claimsAhead(run, planned);
+	let noAnswerInARow = 0;
+	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
+		let outcome: Outcome;
+		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
+		if (run.stopped && !run.record) outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
+		else if (cancelled(run)) outcome = say(entry, { kind: 'stoppedBeforeSending' }, run);
+		else {
+			if (!run.stopped) await run.pace?.();
+			const redact = redactor(secretsOf.get(entry.index) ?? []);
+			outcome = await sendRow(run, entry, { claim: () => claims.of(position), redact, onSend: () => sent.sentItems.push(entry.index), notes });
+		}
+		outcomes.set(entry.index, outcome);
+		if (!('failure' in outcome)) noAnswerInARow = 0;
+		else if (outcome.failure.stopsBatch) run.stopped ??= outcome.failure;
+		else if (outcome.failure.noAnswer) {
+			noAnswerInARow++;
+			if (noAnswerInARow >= NO_ANSWER_IN_A_ROW && run.operation.movesMoney) run.stopped ??= serviceDown(outcome.failure);
+		} else noAnswerInARow = 0;
+	});
+	return sent;
+}
+
+/**
+ * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: as far
+ * as the lanes get while two store calls go by, never more than Concurrency rows ahead, and none
+ * where requests are paced (a claim waits for its turn then). After a crash, those rows and the ones
+ * in flight are claimed but unsent or unanswered: at most twice Concurrency.
+ */
+function claimsAhead(run: Run, planned: Planned[]) {
+	const { record, options } = run;
+	const claims: Array<Promise<Claim>> = [];
+	const started = Date.now();
+	let next = 0;
+	const ahead = (taken: number) => {
+		if (!record || run.pace) return 0;
+		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
+		return Math.min(options.concurrency, Math.ceil((perSecond * 2 * record.lastCallMs()) / 1000));
+	};
+	return {
+		async of(position: number): Promise<Claim | undefined> {
+			if (!record) return undefined;
+			for (const until = Math.min(planned.length, position + 1 + ahead(position)); next < until; next++) {
+				const entry = planned[next];
+				// A row the run will not reach (stopped) is not claimed.
+				if (next > position && (run.stopped || cancelled(run))) break;
+				claims[next] = record.claim(entry.index, String(entry.transferId), fingerprintOf(run, entry), entry.dashboard);
+			}
+			return await (claims[position] ?? record.claim(planned[position].index, String(planned[position].transferId), fingerprintOf(run, planned[position]), planned[position].dashboard));
+		},
+	};
+}
+
+/** Runs `work` over `list` with at most `limit` in flight. */
+async function forEachBounded<T>(list: T[], limit: number, work: (entry: T, position: number) => Promise<void>) {
+	let next = 0;
+	const lane = async () => {
+		while (next < list.length) {
+			const position = next++;
+			await work(list[position], position);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
+}
+
+/** Requests Per Second: a turn for each request, before it is claimed (re-sends are requests too), at most `perSecond` a second. */
+function pacer(perSecond: number): (() => Promise<void>) | undefined {
+	if (perSecond <= 0) return undefined;
+	const interval = 1000 / perSecond;
+	let nextStart = Date.now();
+	return async () => {
+		const wait = nextStart - Date.now();
+		nextStart = Math.max(Date.now(), nextStart) + interval;
+		if (wait > 0) await sleep(wait);
+	};
+}

@@ -1,0 +1,181 @@
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { interpret, retryable } from '../outcomes/interpret';
+import type { Judgement } from '../outcomes/interpret';
+import { say } from '../outcomes/words';
+import type { Verdict } from '../outcomes/words';
+import { dryRunItem } from '../output/output';
+import { fingerprint } from '../record';
+import type { Claim, Conclusion } from '../record';
+import { sentInExecution } from '../record/inProcess';
+import { ROOM_FOR_NEW } from '../record/journal';
+import type { Run } from './run';
+import { send } from '../transport/send';
+import type { Outcome, Planned } from '../types';
+
+/**
+ * One row: what the record says of it (its claim), else sent; then what became of it, kept in the
+ * record and said once (outcomes/words.ts). Every decision about a row's money is here.
+ */
+
+/** What a row needs from the lanes: its claim, its redaction, and a note that its request went out. */
+export interface RowTools {
+	claim: () => Promise<Claim | undefined>;
+	redact: (text: string) => string;
+	onSend: () => void;
+	notes: Map<number, IDataObject>;
+}
+
+export async function sendRow(run: Run, entry: Planned, tools: RowTools): Promise<Outcome> {
+	const { verdict, conclusion } = await decide(run, entry, tools);
+	if (conclusion) run.record?.conclude(entry.index, conclusion);
+	return say(entry, verdict, run);
+}
+
+/** What became of the row (the verdict), and what the record keeps of it (the conclusion). */
+interface Decision {
+	verdict: Verdict;
+	conclusion?: Conclusion;
+}
+
+async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decision> {
+	if (run.guard === 'earlierStep') return await decideUnderEarlierClaim(run, entry, tools);
+	const claim = await tools.claim();
+	if (!claim) return { verdict: (await sendWithRetries(run, entry, tools)).judgement };
+	if (entry.dashboard) addNote(tools.notes, entry.index, dashboardNote(entry, claim));
+	switch (claim.kind) {
+		case 'recordFailed':
+			return { verdict: { kind: 'recordFailed', reason: claim.reason } };
+		case 'full':
+			return { verdict: { kind: 'recordFull', size: claim.size } };
+		case 'answered':
+			return { verdict: { kind: 'alreadySubmitted', earlier: claim } };
+		case 'inDoubt':
+			return { verdict: { kind: 'inDoubt' } };
+		case 'notPaid':
+			return { verdict: { kind: 'notPaidByDashboard', word: claim.word } };
+		case 'otherValues':
+			return { verdict: { kind: 'otherValues' } };
+	}
+	const note = reachNote(run, claim);
+	if (note) addNote(tools.notes, entry.index, { recordNote: note });
+	if (run.stopped) return { verdict: { kind: 'notSentAfter', stopped: run.stopped }, conclusion: 'notSent' };
+	// Where the service guards, the service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
+	if (run.guard === 'service' && entry.dashboard?.verdict === 'failed') {
+		return { verdict: { kind: 'cannotPayUnder', word: entry.dashboard.word }, conclusion: claim.earlier === 'inDoubt' ? 'inDoubt' : 'released' };
+	}
+	// Stop (or the workflow's timeout) came before the request went out: it never will.
+	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' }, conclusion: 'notSent' };
+	run.record!.sending(entry.index);
+	const { judgement, resent } = await sendWithRetries(run, entry, tools);
+	if (judgement.kind === 'paid') return { verdict: judgement, conclusion: { paid: referencesOf(judgement.items[0]) } };
+	const earlierInDoubt = claim.earlier === 'inDoubt' || resent || entry.earlier?.status === 'UNKNOWN';
+	if (judgement.kind === 'repeatRefused') {
+		// Not this node's (or not in its record): nothing this run sent moved money.
+		if (!earlierInDoubt) return { verdict: { kind: 'alreadyExists', said: judgement.said }, conclusion: 'released' };
+		if (!resent && (await run.record!.paidAfterAll(entry.index))) return { verdict: { kind: 'alreadySubmitted' }, conclusion: 'paidEarlier' };
+		const predates = entry.dashboard?.verdict === 'notFound' ? entry.dashboard.word : undefined;
+		return { verdict: { kind: 'heldByService', said: judgement.said, predates }, conclusion: 'inDoubt' };
+	}
+	if (judgement.kind === 'unclear') return { verdict: judgement, conclusion: 'inDoubt' };
+	// A clear refusal. Of a re-send of a row in doubt, it says nothing of the earlier request, which may have paid.
+	if (earlierInDoubt) return { verdict: { kind: 'refusedResend', refusal: judgement }, conclusion: 'inDoubt' };
+	return { verdict: judgement, conclusion: 'released' };
+}
+
+/**
+ * Claim Held by an Earlier Step: the earlier step's claims table keeps a transfer to one execution,
+ * and within it the node remembers what each transfer came to: n8n's Retry On Fail runs the node
+ * again in the same execution, and a retry branch hands its rows to a second node.
+ */
+async function decideUnderEarlierClaim(run: Run, entry: Planned, tools: RowTools): Promise<Decision> {
+	addNote(tools.notes, entry.index, { claim: CLAIM_HELD_EARLIER });
+	const sentHere = sentInExecution(run.executionId);
+	const key = `${run.operation.value}|${String(entry.transferId)}|${fingerprintOf(run, entry)}`;
+	const earlier = sentHere.get(key);
+	if (earlier && 'paid' in earlier) return { verdict: { kind: 'alreadySubmitted', earlier: { first: earlier.paid } } };
+	if (earlier) return { verdict: { kind: 'sentEarlierInExecution' } };
+	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' } };
+	const { judgement } = await sendWithRetries(run, entry, tools);
+	if (judgement.kind === 'paid') sentHere.set(key, { paid: referencesOf(judgement.items[0]) });
+	else if (judgement.kind === 'unclear') sentHere.set(key, { unknown: true });
+	return { verdict: judgement };
+}
+
+/**
+ * Sends one request, and again with the same Transfer ID where that is safe and asked for
+ * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
+ * answer is to a request sent again in this run, after one without a clear answer.
+ */
+async function sendWithRetries(run: Run, entry: Planned, { redact, onSend }: RowTools): Promise<{ judgement: Judgement; resent: boolean }> {
+	const { context, operation, target, options } = run;
+	for (let attempt = 0; ; attempt++) {
+		if (attempt === 0) onSend();
+		const answer = await send(context, target, entry.request);
+		const judgement = interpret(operation, answer, entry.params, redact);
+		if (!retryable(judgement, operation, run.guard) || attempt >= options.retries) return { judgement, resent: attempt > 0 };
+		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
+		// Stopped meanwhile: the row stays as its last answer left it.
+		if (cancelled(run)) return { judgement, resent: attempt > 0 };
+		await run.pace?.();
+	}
+}
+
+const BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 4000;
+
+/** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
+const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node kept no record of it';
+
+export const cancelled = (run: Run) => run.context.getExecutionCancelSignal?.()?.aborted === true;
+
+/** The digest of the values a row is sent with: one Transfer ID with other values is another transfer. */
+export const fingerprintOf = (run: Run, entry: Planned) => fingerprint(run.operation.value, entry.request.body ?? {});
+
+const addNote = (notes: Map<number, IDataObject>, index: number, note: IDataObject) => notes.set(index, { ...notes.get(index), ...note });
+
+/** A clear answer's status and references, for a later repeat's ALREADY_SUBMITTED. */
+function referencesOf(item: IDataObject): IDataObject {
+	return Object.fromEntries(['status', 'subCode', 'referenceId', 'utr', 'acknowledged'].filter((field) => item[field] !== undefined).map((field) => [field, item[field]]));
+}
+
+/** What became of a row's Settle With Dashboard Status: used, or why it was not needed. */
+function dashboardNote(entry: Planned, claim: Claim): IDataObject {
+	const word = entry.dashboard?.word;
+	if ('byDashboard' in claim && claim.byDashboard) return { dashboardStatus: word };
+	if ('contradiction' in claim && claim.contradiction) return { dashboardStatus: word, dashboardStatusNote: "contradicts the service's answer: left as it is" };
+	const why: Partial<Record<Claim['kind'], string>> = {
+		send: claim.kind === 'send' && claim.earlier === 'inDoubt' ? 'used to word the answer: the service refuses a repeat' : 'not needed: this node had not sent this transfer before',
+		answered: "not needed: this node has the service's answer for this transfer",
+		notPaid: 'used',
+		otherValues: 'not used: this Transfer ID belongs to another transfer of this node',
+	};
+	return { dashboardStatus: word, dashboardStatusNote: why[claim.kind] ?? 'not used' };
+}
+
+/** Dry Run: the request a real run would send, and what this n8n knows without asking the record (asking writes to it; a Dry Run writes nothing). */
+export function dryRun(run: Run, entry: Planned): IDataObject {
+	const { record, operation, target } = run;
+	const item = dryRunItem(operation, target, entry.request);
+	if (run.guard === 'earlierStep') item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
+	if (record) {
+		const known = record.knownAnswer(String(entry.transferId), fingerprintOf(run, entry));
+		item.realRun = known
+			? `would not send: ALREADY_SUBMITTED (this n8n process holds the service's answer ${String(known.status)} to these values)`
+			: `would send, unless the record holds this Transfer ID (a real run looks it up first; this Dry Run knows only this n8n process's answers)${record.guard === 'service' ? '; the service refuses it if it has it' : ''}`;
+	}
+	return item;
+}
+
+/** What a row's claim says of the record's room, where it is nearly full. */
+function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | undefined {
+	const size = run.record?.knownSize();
+	if (claim.unrecorded) return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this workflow.`;
+	if (size === undefined || size < NEARLY_FULL) return undefined;
+	const what = run.record?.guard === 'node' ? 'refuses new top-ups (nothing sent)' : 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
+	return `The record of sent transfers holds ${size.toLocaleString('en-US')} marks; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;
+}
+
+/** From here on every row a run writes says how full the record is. */
+const NEARLY_FULL = ROOM_FOR_NEW - 2_000;
