@@ -43,7 +43,8 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 		outcomes.set(entry.index, outcome);
 		if (!('failure' in outcome)) noAnswerInARow = 0;
 		else if (outcome.failure.stopsBatch) run.stopped ??= outcome.failure;
-		else if (outcome.failure.noAnswer) {
+		// A request Stop cut off says nothing of the service.
+		else if (outcome.failure.noAnswer && !cancelled(run)) {
 			noAnswerInARow++;
 			if (noAnswerInARow >= NO_ANSWER_IN_A_ROW && run.operation.movesMoney) run.stopped ??= serviceDown(outcome.failure);
 		} else noAnswerInARow = 0;
