@@ -69,7 +69,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			placeholder: 'e.g. {{ $json.body.eventId }}',
 			description:
-				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 12,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
+				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 25,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
 		},
 		additionalFields([
 			{

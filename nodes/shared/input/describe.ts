@@ -31,7 +31,7 @@ export function describeOperations(operations: PayoutOperation[], defaultOperati
 	return [selector, ...perOperation];
 }
 
-/** The optional API fields of an operation, in the "Additional Fields" collection DESIGN.md names. */
+/** The optional API fields of an operation, in an "Additional Fields" collection, as n8n's own nodes do. */
 export function additionalFields(options: INodeProperties[]): INodeProperties {
 	return { displayName: 'Additional Fields', name: 'additionalFields', type: 'collection', placeholder: 'Add Field', default: {}, options };
 }

@@ -6,7 +6,7 @@ import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './dashboardStatus'
 import type { EarlierReport, Failure, Outcomes, Params, PayoutOperation, Planned, TransferOrigin } from '../types';
 
 /**
- * Step 1 of the routine: every item's parameters read and checked against the operation's rules
+ * The routine's first step: every item's parameters read and checked against the operation's rules
  * (rules.ts, one zod schema per operation) before the first request, so that a batch with a bad
  * row moves no money. Owns reading parameters, the messages that name the item, the field and the
  * rule, the Transfer IDs made for internal rows without one, and the rule that one Transfer ID is
@@ -64,9 +64,9 @@ function readParameters(context: IExecuteFunctions, operation: PayoutOperation, 
 const ITEM_FIELD = /^=\{\{\s*\$json\.([A-Za-z_$][\w$]*)\s*\}\}$/;
 
 /**
- * A parameter's value for one item. n8n 2.41 evaluates each expression in an isolate, about 0.4 ms
- * apiece and the largest cost of a row; an expression that only names a field of the item is that
- * field (n8n returns it as the item holds it), so it is read from the item. Anything else is n8n's.
+ * A parameter's value for one item. n8n evaluates each expression in an isolate, the largest cost
+ * of a row (docs/performance.md); an expression that only names a field of the item is that field
+ * (n8n returns it as the item holds it), so it is read from the item. Anything else is n8n's.
  */
 function parameterValue(context: IExecuteFunctions, name: string, index: number, item: INodeExecutionData | undefined): unknown {
 	const raw = context.getNodeParameter(name, index, '', { rawExpressions: true });
@@ -82,8 +82,8 @@ function collectionValue(context: IExecuteFunctions, name: string, index: number
 }
 
 /**
- * Long loops give n8n's event loop a turn every 50 ms, so its editor and REST API keep answering
- * while a batch of 100,000 rows is checked.
+ * Long loops give n8n's event loop a turn now and then, so its editor and REST API keep answering
+ * while a large batch is checked.
  */
 function yieldingTurns(everyMs = 50) {
 	let since = Date.now();

@@ -5,7 +5,7 @@ import type { Failure, Outcomes, ApiRequest, Params, PayoutOperation } from '../
 import type { SendTarget } from '../transport/target';
 
 /**
- * Step 4 of the routine: what the user sees. Items in input order, each paired with the item it
+ * The routine's last step: what the user sees. Items in input order, each paired with the item it
  * came from; failures as error items (Continue On Fail, the error output) or as the error that
  * stops the run, with the hint and, for a stopped batch, every item whose request went out.
  */

@@ -188,9 +188,10 @@ export class TransferRecord {
 	}
 
 	/**
-	 * Where the service guards and refused a repeat of a row the record held in doubt: asks once more,
-	 * a moment later. Another worker looking the same paid transfer up a moment ago (asking records
-	 * "no clear answer", forgotten again at once) made it look in doubt; paid, it reads paid now.
+	 * Where the service refused a repeat of a row: asks once more, a moment later. Another worker
+	 * looking the same paid transfer up a moment ago (asking records "no clear answer", forgotten
+	 * again at once) made it look in doubt, or another worker's stale write hid it (the paying worker
+	 * makes its state again a settling window later); paid by this node, it reads paid now.
 	 */
 	async paidAfterAll(index: number): Promise<boolean> {
 		const row = this.claimedRows.get(index);

@@ -72,9 +72,11 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 	if (judgement.kind === 'paid') return { verdict: judgement, conclusion: { paid: referencesOf(judgement.items[0]) } };
 	const earlierInDoubt = claim.earlier === 'inDoubt' || resent || entry.earlier?.status === 'UNKNOWN';
 	if (judgement.kind === 'repeatRefused') {
+		// The record may not show this node's own paid answer yet: another worker's lookup under way, or
+		// its stale write (queue mode) that the paying worker makes good a moment later. Look again first.
+		if (!resent && (await run.record!.paidAfterAll(entry.index))) return { verdict: { kind: 'alreadySubmitted' }, conclusion: 'paidEarlier' };
 		// Not this node's (or not in its record): nothing this run sent moved money.
 		if (!earlierInDoubt) return { verdict: { kind: 'alreadyExists', said: judgement.said }, conclusion: 'released' };
-		if (!resent && (await run.record!.paidAfterAll(entry.index))) return { verdict: { kind: 'alreadySubmitted' }, conclusion: 'paidEarlier' };
 		const predates = entry.dashboard?.verdict === 'notFound' ? entry.dashboard.word : undefined;
 		return { verdict: { kind: 'heldByService', said: judgement.said, predates }, conclusion: 'inDoubt' };
 	}
