@@ -232,7 +232,7 @@ async function runChaos(given = {}) {
 	if (typeof process.getuid === 'function' && process.getuid() === 0) fs.chmodSync(baseDir, 0o755);
 	const started = Date.now();
 	const mode = options.internalOnly ? 'regular mode (one n8n process, SQLite)' : 'queue mode (a main, two workers, Postgres, Redis)';
-	const report = { mode, rows: rows.length, kinds, seed: options.seed, rate: options.rate, concurrency: options.concurrency, runs: 0, kills: [], spikes: 0, faultsInjected: {}, inDoubt: 0, settledPaid: 0, newKeys: 0, lookedUp: 0, seconds: 0, runLines: [] };
+	const report = { mode, rows: rows.length, kinds, seed: options.seed, rate: options.rate, concurrency: options.concurrency, runs: 0, kills: [], spikes: 0, faultsInjected: {}, inDoubt: 0, settledPaid: 0, newKeys: 0, newKeyRows: 0, lookedUp: 0, seconds: 0, runLines: [] };
 	// Queue mode: the sandbox refuses a repeated internal Transfer ID (the internal Pay node says the
 	// service does). Regular mode: it books it again, the worst case the node's own record must survive.
 	const sandbox = await startSandbox({ latencyMs: options.latency, latencyJitterMs: options.jitter, internalDuplicates: options.internalOnly ? 'book' : 'refuse', chaos: { seed: options.seed, rate: options.rate } });
@@ -295,7 +295,9 @@ async function runChaos(given = {}) {
 				if (requests !== lastRequests) [lastRequests, lastChange] = [requests, Date.now()];
 				if (requests - requestsAtStart >= killAfter && killsLeft > 0) {
 					killsLeft -= 1;
-					killAfter = Infinity; // one kill a run
+					// Another kill in this run only if the execution goes on (in queue mode, on a worker, after the main's kill).
+					const leftNow = report.rows - sandbox.state().count;
+					killAfter = killsLeft > 0 && leftNow >= 10 ? requests - requestsAtStart + Math.floor(leftNow * (0.2 + 0.4 * random())) : Infinity;
 					const paidAt = sandbox.state().count;
 					say(`run ${report.runs}: SIGKILL with ${paidAt} transfers in the ledger`);
 					const victim = await kill(executionId);
@@ -314,6 +316,8 @@ async function runChaos(given = {}) {
 				}
 				if (Date.now() - lastChange > LOST_AFTER_MS) break;
 			}
+			// An execution n8n ended as crashed (its worker was killed) or canceled left no output to act on.
+			if (saved && ['crashed', 'canceled'].includes(saved.status)) saved = undefined;
 			if (!saved) {
 				const line = `run ${report.runs}: execution ${executionId} ${killed ? 'died with the killed process' : `made no request for ${LOST_AFTER_MS / 1000} s and did not finish`}; running the batch again`;
 				report.runLines.push(line);
@@ -391,6 +395,7 @@ async function runChaos(given = {}) {
 			await rest('PATCH', `/workflows/${workflow.id}`, { nodes: current.nodes, connections: current.connections, versionId: current.versionId });
 		}
 		report.inDoubt = everInDoubt.size;
+		report.newKeyRows = kinds.reduce((sum, kind) => sum + Object.keys(again[kind]).length, 0);
 		report.spikes = spikes.count;
 		report.faultsInjected = sandbox.state().faultsInjected;
 		Object.assign(report, judge(sandbox.state().transfers, outputs, rows));
@@ -465,7 +470,7 @@ function print(report) {
 		`output items the ledger denies (paid without a payment of their own, or "did not pay" of a booked Transfer ID): ${report.untrue}`,
 		`kills ${report.kills.length}: ${report.kills.map((kill) => `${kill.victim} (run ${kill.run}, ledger at ${kill.ledgerAt})`).join('; ')}`,
 		`faults injected ${Object.values(report.faultsInjected).reduce((sum, count) => sum + count, 0)}: ${faults}; latency spikes ${report.spikes}`,
-		`rows ever in doubt ${report.inDoubt}: settled paid from the dashboard ${report.settledPaid}, paid under a new key or Transfer ID ${report.newKeys}, looked up ${report.lookedUp}`,
+		`rows ever in doubt ${report.inDoubt}: settled paid from the dashboard ${report.settledPaid}, given a new key or Transfer ID ${report.newKeyRows} (${report.newKeys} new keys in all: a new one can meet a fault too), looked up ${report.lookedUp}`,
 		`runs ${report.runs} (re-runs ${report.runs - 1}), time ${Math.floor(report.seconds / 60)} min ${report.seconds % 60} s`,
 		report.line,
 	];
