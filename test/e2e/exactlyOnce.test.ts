@@ -128,6 +128,8 @@ beforeEach(async () => {
 
 type Ledger = Array<{ transferId: string; amount: number; status: string }>;
 const ledger = () => sandbox.state().transfers as Ledger;
+/** The payouts dashboard's CSV export (the sandbox's), as Transfer ID to status. */
+const dashboardExport = () => new Map(sandbox.dashboardCsv().split('\r\n').slice(1).filter(Boolean).map((line) => line.split(',') as [string, string]));
 /** Each Transfer ID once, each amount as given: no row paid twice, none missing. */
 function expectEachPaidOnce(amounts: number[], prefix: string) {
 	const transfers = ledger().filter((transfer) => transfer.transferId.startsWith(prefix));
@@ -248,15 +250,23 @@ test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED w
 	expectEachPaidOnce([120, 120], 'eo11_');
 });
 
-test('Retry On Fail with an answer lost after the money moved: every row paid once, none reported paid by guess', async () => {
+test('Retry On Fail with an answer lost after the money moved: every row paid once, none reported paid by guess, the rows after it not held back', async () => {
 	sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'eo5_rof_2' }, times: 1 }] });
-	// The retry knows the first row was answered (not sent again); the lost one is re-sent with its
-	// Transfer ID and refused by the service as a repeat: the service holds it, which says nothing of
-	// its money, so the run stops there, in doubt, and the third row waits for the user.
+	// The first try sends every row (the lost answer keeps none back) and ends with one error naming
+	// the row in doubt. n8n's Retry On Fail runs the node again: the answered rows are not sent again;
+	// the lost one is re-sent with its Transfer ID and refused by the service as a repeat: the service
+	// holds it, which says nothing of its money, so it stays in doubt for the dashboard.
 	const { error } = await execute(workflows.retryOnFail.id, 1);
-	expect(String(error?.message)).toMatch(/the service holds Transfer ID eo5_rof_2 from this node's earlier request, which had no clear answer \[item 1\]/);
-	expect(sandbox.requests().map((request) => (request.body as { transferId: string }).transferId)).toEqual(['eo5_rof_1', 'eo5_rof_2', 'eo5_rof_2']);
-	expectEachPaidOnce([100, 100], 'eo5_');
+	expect(String(error?.message)).toMatch(/the service holds Transfer ID eo5_rof_2 from this node's request that had no clear answer \[item 1\]/);
+	expect(sandbox.requests().map((request) => (request.body as { transferId: string }).transferId)).toEqual(['eo5_rof_1', 'eo5_rof_2', 'eo5_rof_3', 'eo5_rof_2']);
+	// The error's context lists every row with its status and what to do.
+	const rows = ((error?.context as Json | undefined)?.rows ?? []) as Json[];
+	expect(rows.map((row) => [row.transferId, row.status, row.nextStep ?? null])).toEqual([
+		['eo5_rof_1', 'ALREADY_SUBMITTED', null],
+		['eo5_rof_2', 'UNKNOWN', 'settleFromDashboard'],
+		['eo5_rof_3', 'ALREADY_SUBMITTED', null],
+	]);
+	expectEachPaidOnce([100, 100, 100], 'eo5_');
 });
 
 test('Loop Over Items with keyed top-ups: each batch pays its own rows; the whole workflow again pays nothing', async () => {
@@ -334,12 +344,24 @@ describe('n8n killed with SIGKILL in the middle of a batch, then the batch run a
 		// moment before the kill, their answer not yet written: the dashboard says paid (below).
 		expect(unpaid.length).toBeLessThanOrEqual(2 * 10);
 		for (const item of items.filter((entry) => ['SUCCESS', 'ALREADY_SUBMITTED'].includes(String(entry.status)))) expect(booked.has(String(item.transferId))).toBe(true);
-		// The dashboard's word on each row in doubt, mapped to Dashboard Status: the batch completes.
-		const rows = workflows.killInternal.nodes[1].parameters as { jsonOutput: string };
-		const withStatus = (JSON.parse(rows.jsonOutput) as { rows: Json[] }).rows.map((row, index) => ({ ...row, dashboardStatus: items[index].status === 'UNKNOWN' ? (booked.get(String(items[index].transferId)) ?? 'NOT_FOUND') : '' }));
-		await setRows(workflows.killInternal.id, withStatus);
+		// Settled as docs/safety.md says, once the run has ended and the service has nothing in flight:
+		// the dashboard's export mapped to Settle With Dashboard Status. Paid there: ALREADY_SUBMITTED.
+		// Not there (NOT_FOUND): it did not pay and is never sent again under that Transfer ID
+		// (ERROR, nextStep newTransferId); paid under a new Top-Up Key, as the hint says.
+		const exported = dashboardExport();
+		const rows = (JSON.parse((workflows.killInternal.nodes[1].parameters as { jsonOutput: string }).jsonOutput) as { rows: Json[] }).rows;
+		await setRows(workflows.killInternal.id, rows.map((row, index) => ({ ...row, dashboardStatus: items[index].status === 'UNKNOWN' ? (exported.get(String(items[index].transferId)) ?? 'NOT_FOUND') : '' })));
 		const settled = await execute(workflows.killInternal.id);
-		expect(settled.output('Pay').filter((item) => !['SUCCESS', 'ALREADY_SUBMITTED'].includes(String(item.status)))).toEqual([]);
+		const settledItems = settled.output('Pay');
+		const notPaid = settledItems.filter((item) => item.status === 'ERROR');
+		expect(notPaid.map((item) => item.nextStep)).toEqual(unpaid.map(() => 'newTransferId'));
+		expect(notPaid.map((item) => item.transferId).sort()).toEqual(unpaid.map((item) => item.transferId).sort());
+		expect(settledItems.filter((item) => !['ALREADY_SUBMITTED', 'ERROR'].includes(String(item.status)))).toEqual([]);
+		const newKeys = rows.map((row, index) => (settledItems[index].nextStep === 'newTransferId' ? { ...row, key: `eo7-kill-again-${index}` } : row));
+		await setRows(workflows.killInternal.id, newKeys);
+		const paidAgain = await execute(workflows.killInternal.id);
+		expect(paidAgain.output('Pay').filter((item) => !['SUCCESS', 'ALREADY_SUBMITTED'].includes(String(item.status)))).toEqual([]);
+		expect(paidAgain.output('Pay').filter((item) => item.status === 'SUCCESS')).toHaveLength(unpaid.length);
 		expectEachPaidOnce(Array.from({ length: 60 }, (_, i) => 41 + i), 'eo7-kill-');
 	});
 });

@@ -5,7 +5,11 @@
  * user folder, against the sandbox. Proves that the examples run on the workers (the worker's own
  * log names the execution), that the incident trigger, which polls on the main, starts one run per
  * new incident across a restart of the main, and that a worker killed mid-batch followed by a
- * re-run of the same batch pays every row exactly once, judged by the sandbox's ledger.
+ * re-run of the same batch pays every row exactly once, judged by the sandbox's ledger. Internal
+ * top-ups run with Options > Service Refuses Repeated Transfer IDs and a sandbox that refuses a
+ * repeat: in queue mode the node's own record guards them in one process only (docs/safety.md,
+ * "Regular mode and queue mode"; the Postgres claim is queueClaims.test.ts). Events delivered twice
+ * across the workers are judged by what docs/safety.md says the sender hears.
  *
  * Needs Debian's postgresql and redis-server: installed here with apt-get when missing (as root);
  * when they cannot be installed the suite is skipped with a loud message, except under CI.
@@ -83,8 +87,8 @@ const triggerWorkflow: Workflow = {
 
 /**
  * One batch per request: the rows come in the webhook's body, so two requests at once are two
- * executions of the same workflow with overlapping rows (internal transfers keyed by a column, the
- * service may book a repeat), run by the two workers.
+ * executions of the same workflow with overlapping rows (internal transfers keyed by a column, with
+ * Service Refuses Repeated Transfer IDs), run by the two workers.
  */
 const overlapWorkflow: Workflow = {
 	id: 'payoutsQueueOverlap',
@@ -100,7 +104,8 @@ const overlapWorkflow: Workflow = {
 			position: [400, 0],
 			onError: 'continueRegularOutput',
 			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
-			parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { concurrency: 5 } },
+			// Queue mode: the service is the guard (the node's record holds in one process only).
+			parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { concurrency: 5, serviceRefusesRepeats: true } },
 		},
 	],
 	connections: { Batch: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
@@ -124,7 +129,7 @@ function eventWorkflow(id: string, parameters: Json): Workflow {
 }
 const eventWorkflows = {
 	standard: eventWorkflow('payoutsQueueEventsStd', { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.body.amount }}', transferId: '={{ $json.body.eventId }}', transferMode: 'banktransfer', additionalFields: {}, options: {} }),
-	internal: eventWorkflow('payoutsQueueEventsInt', { operation: 'internalTransfer', amount: '={{ $json.body.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.body.eventId }}', additionalFields: {}, options: {} }),
+	internal: eventWorkflow('payoutsQueueEventsInt', { operation: 'internalTransfer', amount: '={{ $json.body.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.body.eventId }}', additionalFields: {}, options: { serviceRefusesRepeats: true } }),
 };
 
 let sandbox: Sandbox;
@@ -195,6 +200,13 @@ async function executionsOf(workflowId: string): Promise<string[]> {
 	// finishes between the two can be listed twice (seen on a loaded machine).
 	const ids = new Set<string>(results.map((execution: { id: string }) => String(execution.id)));
 	return [...ids].sort((a, b) => Number(a) - Number(b));
+}
+
+/** The executions of a workflow that n8n ended as failed (error, crashed): the latest 100 (n8n's most per page), which is plenty to tell none from some. */
+async function failedExecutionsOf(workflowId: string): Promise<Array<{ id: string; status: string }>> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ['error', 'crashed'] }));
+	const { results } = await api('GET', `/rest/executions?filter=${filter}&limit=100`);
+	return results.map((execution: { id: string; status: string }) => ({ id: String(execution.id), status: execution.status }));
 }
 
 const workerOf = (executionId: string): string[] => queue.workerOfExecution(stack, executionId);
@@ -333,11 +345,11 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		for (const item of output('Needs a Check')) expect({ transferId: item.transferId, said: said[String(item.transferId)] }).toEqual({ transferId: item.transferId, said: expect.stringMatching(/the service holds Transfer ID|already exists|this node sent it before/i) });
 	});
 
-	test('two workers run overlapping batches of keyed internal transfers at once (report 6): no row paid twice, none reported paid by guess', async () => {
+	test('two workers run overlapping batches of keyed internal transfers at once, Service Refuses Repeated Transfer IDs: no row paid twice, none reported paid by guess', async () => {
 		await bothWorkersUp();
 		await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
 		sandbox.reset();
-		sandbox.configure({ internalDuplicates: 'book', latencyMs: 150 });
+		sandbox.configure({ internalDuplicates: 'refuse', latencyMs: 150 });
 		const row = (amount: number) => ({ amount, account: seed.rechargeAccounts.configured, key: `q6-overlap-${amount}` });
 		const batches = [Array.from({ length: 60 }, (_, index) => row(index + 1)), Array.from({ length: 60 }, (_, index) => row(index + 31))];
 		const before = await executionsOf('payoutsQueueOverlap');
@@ -351,29 +363,31 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		const runs = (await executionsOf('payoutsQueueOverlap')).filter((id) => !before.includes(id));
 		expect(runs).toHaveLength(2);
 		const ran = runs.map((id) => workerOf(id)).flat();
-		process.stderr.write(`[queue test] overlapping batches ran on ${ran.join(' and ')}\n`);
+		const tally = (items: Json[]) => items.reduce<Record<string, number>>((counts, item) => ({ ...counts, [String(item.status)]: (counts[String(item.status)] ?? 0) + 1 }), {});
+		process.stderr.write(`[queue test] overlapping batches ran on ${ran.join(' and ')}: ${JSON.stringify(tally(answers.flat()))}\n`);
 
 		// The ledger: amounts 1 to 90, each paid once, every Transfer ID once.
 		const transfers = sandbox.state().transfers;
 		expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(Array.from({ length: 90 }, (_, index) => index + 1));
 		expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(90);
-		// Each execution reports every row it had: paid by it, by the other one (answered, or still
-		// being sent by the other at that moment: UNKNOWN, "another execution is sending it"), never by guess.
+		// Each execution reports every row it had: paid by it, by the other one (ALREADY_SUBMITTED), or,
+		// where the two sent it at the same moment, the other's refused repeat (ALREADY_EXISTS: look it
+		// up) or in doubt (UNKNOWN): never paid by guess.
 		for (const items of answers) {
 			expect(items).toHaveLength(60);
 			for (const item of items) {
-				expect(['SUCCESS', 'ALREADY_SUBMITTED', 'UNKNOWN']).toContain(item.status);
-				if (item.status !== 'UNKNOWN') expect(transfers.some((transfer) => transfer.transferId === item.transferId)).toBe(true);
+				expect(['SUCCESS', 'ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(item.status);
+				if (['SUCCESS', 'ALREADY_SUBMITTED'].includes(String(item.status))) expect(transfers.some((transfer) => transfer.transferId === item.transferId)).toBe(true);
 			}
 		}
 		expect(answers.flat().filter((item) => item.status === 'SUCCESS')).toHaveLength(90);
-		// Once both have finished: the same two batches again pay nothing and read ALREADY_SUBMITTED, or,
-		// where another worker's call wrote back a paid answer's forgotten "no clear answer" mark (n8n's
-		// store has no lock: docs/safety.md), UNKNOWN, never paid twice and never called paid by guess.
+		// Once both have finished: the same two batches again pay nothing and read ALREADY_SUBMITTED,
+		// or, where a row was never this workflow's own paid answer (the other worker's refused repeat)
+		// or another worker's write of the record undid this one's (docs/safety.md, acrossProcesses),
+		// ALREADY_EXISTS or UNKNOWN: never paid twice, never called paid by guess.
 		const again = await Promise.all(batches.map(async (rows) => (await (await fetch(`${stack.main.url}/webhook/payouts-queue-overlap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows }) })).json()) as Json[]));
-		const againStatuses = again.flat().map((item) => String(item.status));
-		process.stderr.write(`[queue test] overlapping batches run again: ${againStatuses.filter((status) => status === 'ALREADY_SUBMITTED').length} of 120 ALREADY_SUBMITTED, ${againStatuses.filter((status) => status === 'UNKNOWN').length} UNKNOWN (a lost forget)\n`);
-		expect(againStatuses.filter((status) => !['ALREADY_SUBMITTED', 'UNKNOWN'].includes(status))).toEqual([]);
+		process.stderr.write(`[queue test] overlapping batches run again: ${JSON.stringify(tally(again.flat()))} of 120\n`);
+		expect(again.flat().map((item) => String(item.status)).filter((status) => !['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS'].includes(status))).toEqual([]);
 		expect(sandbox.state().transfers).toHaveLength(90);
 	});
 
@@ -417,15 +431,24 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		}
 		const amountOf = (index: number) => 1 + (index % 50);
 
+		/**
+		 * A redelivery after the first answer on another worker: docs/safety.md says ALREADY_SUBMITTED;
+		 * its named exception across workers (acrossProcesses: another worker's write of the record at
+		 * the same moment undid this one's) reads UNKNOWN or ALREADY_EXISTS instead, never paid twice.
+		 * At most this many of the 100 may read so (measured and printed every run).
+		 */
+		const ACROSS_PROCESSES_AT_MOST = 5;
+
 		test.each([
 			['standard', 'q24std_'],
 			['internal', 'q24-int-'],
-		] as const)('%s: 200 events each delivered twice, half of the pairs at the same moment: each paid once; one answer SUCCESS, the other says what happened', async (kind, prefix) => {
+		] as const)('%s: 200 events each delivered twice, half of the pairs at the same moment: each paid once, no failed execution; a redelivery after the first answer reads ALREADY_SUBMITTED', async (kind, prefix) => {
 			await bothWorkersUp();
 			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
 			sandbox.reset();
-			sandbox.configure({ internalDuplicates: 'book', latencyMs: 30 });
+			sandbox.configure({ internalDuplicates: 'refuse', latencyMs: 30 });
 			await n8n.waitForWebhook(stack.main.url, eventWorkflows[kind].id);
+			const failedBefore = await failedExecutionsOf(eventWorkflows[kind].id);
 			const answers = await deliverTwice(kind, prefix, 200);
 			const transfers = sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith(prefix));
 			const paid = new Set(transfers.map((transfer) => transfer.transferId));
@@ -443,8 +466,15 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 				const key = `${order}: ${pair.map((item) => String(item.status)).sort().join('+')}`;
 				tally[key] = (tally[key] ?? 0) + 1;
 			}
+			// The redeliveries after the first answer, and what they read otherwise than ALREADY_SUBMITTED.
+			const afterTheAnswer = [...answers].filter(([eventId, pair]) => Number(eventId.slice(prefix.length)) % 2 === 1 && !pair.some((item) => item.deliveredAgain)).map(([eventId, pair]) => ({ eventId, first: String(pair[0].status), again: String(pair[1].status) }));
+			const otherwise = afterTheAnswer.filter((pair) => pair.again !== 'ALREADY_SUBMITTED');
+			// No failed execution: every execution of these events n8n ran ended as success (On Error: Continue).
+			await queue.settle(stack, { idle: () => sandbox.state().inFlight === 0 });
+			const failed = (await failedExecutionsOf(eventWorkflows[kind].id)).filter((execution) => !failedBefore.some((earlier) => earlier.id === execution.id));
 			// Printed first, so that a failure below comes with the whole picture.
-			process.stderr.write(`[queue test] ${kind} events delivered twice: ${JSON.stringify(tally)}\n`);
+			process.stderr.write(`[queue test] ${kind} events delivered twice: ${JSON.stringify(tally)}; redeliveries after the first answer reading otherwise than ALREADY_SUBMITTED: ${otherwise.length} of ${afterTheAnswer.length} ${JSON.stringify(otherwise.slice(0, 5))}; failed executions ${JSON.stringify(failed)}\n`);
+			expect(failed).toEqual([]);
 			for (const [eventId, pair] of answers) {
 				const statuses = pair.map((item) => String(item.status)).sort();
 				// An execution that gave no answer may have paid: the event's other answers say what they saw, the ledger above that it was paid once.
@@ -453,15 +483,14 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 					continue;
 				}
 				// One paid; the other: this node's own earlier request, or (at the same moment) the one another worker is sending right now.
-				expect(statuses).toContain('SUCCESS');
+				expect({ eventId, statuses }).toEqual({ eventId, statuses: expect.arrayContaining(['SUCCESS']) });
 				const other = statuses[statuses.indexOf('SUCCESS') === 0 ? 1 : 0];
 				expect(['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(other);
-				// A redelivery after the first answer reads ALREADY_SUBMITTED, or, less precise across
-				// workers (docs/safety.md: n8n's store has no lock), UNKNOWN where a paid answer's note was
-				// written over, and for a standard transfer ALREADY_EXISTS where its claim was: never
-				// paid twice (the ledger, above), never called paid by guess. The tally says how often.
-				if (Number(eventId.slice(prefix.length)) % 2 === 1) expect(kind === 'internal' ? ['ALREADY_SUBMITTED', 'UNKNOWN'] : ['ALREADY_SUBMITTED', 'UNKNOWN', 'ALREADY_EXISTS']).toContain(other);
 			}
+			// After the first answer: ALREADY_SUBMITTED, save the named exception, counted.
+			expect(afterTheAnswer.map((pair) => pair.first)).toEqual(afterTheAnswer.map(() => 'SUCCESS'));
+			expect(otherwise.filter((pair) => !['UNKNOWN', 'ALREADY_EXISTS'].includes(pair.again))).toEqual([]);
+			expect(otherwise.length).toBeLessThanOrEqual(ACROSS_PROCESSES_AT_MOST);
 		});
 
 		test('a worker killed mid-stream, then the sender delivers again what had no answer: every event paid once', async () => {

@@ -1,20 +1,33 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it writes its figures to stderr); the rule guards the code n8n loads (nodes/, credentials/) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n: it reads and writes n8n's SQLite database with the runtime's own sqlite3 and writes its figures to stderr */
 /**
  * The record of sent transfers at its reach, in real n8n (the default version, SQLite, `n8n start`,
- * workflows run as the editor runs them), judged by the sandbox's ledger: the numbers
- * docs/safety.md states, shown at their size.
- * - Report 1 of issue 33: 9,000 keyed top-ups paid, a Dry Run of 3,000 new keys, the 200 oldest run
- *   again: all read ALREADY_SUBMITTED, nothing sent (the Dry Run wrote nothing, evicted nothing).
- * - Then the reach: 2,000 more fill the record (10,500 top-ups of two marks each) and go 500 past
- *   it; the rows whose marks made n8n forget the oldest say so (`recordNote`); the last 10,000 run
- *   again read ALREADY_SUBMITTED, nothing sent; the 500 oldest, more than 10,000 top-ups ago, are
- *   past the reach (paid again, as stated).
- * - A standard batch of what the store keeps and 500 more, with n8n restarted (nothing in its
- *   memory): run again, the last rows of the reach read ALREADY_SUBMITTED, the 500 oldest
- *   ALREADY_EXISTS (the service refuses the repeat: nothing paid twice). About five minutes.
+ * workflows run as the editor runs them), judged by the sandbox's ledger: what docs/safety.md
+ * states ("How long the node remembers"), at its size.
+ *
+ * The record is the workflow's (one row of n8n's processed data, shared by its Payouts Transfer
+ * nodes) and never lets n8n drop a mark: past 50,000 marks it takes on no new transfer (a new
+ * top-up is refused with nothing sent; a new card or standard transfer is sent without being
+ * recorded), and every transfer it holds is still looked up.
+ *
+ * - 2,500 keyed top-ups and 2,500 standard transfers paid through the workflow's two Payouts
+ *   Transfer nodes (7,500 marks).
+ * - n8n stopped, and the row filled to 47,000 marks by a test-only write into n8n's processed_data
+ *   table (filler marks no transfer uses, standing for about 20,000 earlier top-ups: paying those
+ *   would take the suite past 5 minutes), n8n started again.
+ * - A Dry Run of 1,000 new keys writes nothing. 2,500 new top-ups: the first are paid, the rows
+ *   written from 48,000 marks on say how full it is (`recordNote`), then the record refuses the next
+ *   new top-up (ERROR, nothing sent) and the run sends no new one after it; the row never passes
+ *   its room, so n8n drops nothing.
+ * - The 5,000 oldest transfers run again read ALREADY_SUBMITTED, nothing sent: nothing forgotten.
+ * - 500 new standard transfers: each noted; those that find the record at 50,000 marks are sent
+ *   without being recorded (SUCCESS, with a note), and run again the service refuses each repeat
+ *   (ALREADY_EXISTS): nothing paid twice; the row stays at 50,000 marks, give or take a call's claims.
+ * - Then a new top-up in the same workflow is refused, nothing sent.
+ * - The refused top-ups, moved to a copy of the workflow (a new record) as the error says, are paid.
  */
-import { RECORD_REACH } from '../../nodes/shared/record';
-import { MAX_ENTRIES } from '../../nodes/shared/record/journal';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
 import { expectRun, n8n, runInServer, suiteN8n } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
 import { seed } from '../helpers/sandbox';
@@ -22,148 +35,219 @@ import type { Sandbox } from '../helpers/sandbox';
 
 jest.setTimeout(30 * 60 * 1000);
 
-const BEYOND = 500;
+/** docs/safety.md: no new transfer from 50,000 marks; a note on every row written from 48,000. */
+const FULL = 50_000;
+const NOTE_FROM = 48_000;
+/** n8n drops a row's oldest marks past the maxEntries the record passes: it must never get there. */
+const N8N_LIMIT = 60_000;
+const FILLED_TO = 47_000;
+const FIRST = { internal: 2500, standard: 2500 };
+const NEW_TOP_UPS = 2500;
+const UNRECORDED = 500;
+
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
 const pays = {
-	standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 20 } },
 	internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { concurrency: 20 } },
+	standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 20 } },
 };
-
-/** Manual Trigger → Code (the rows of `from` to `to`) → Pay, which on an error goes on (every row comes out with its status). */
-function batch(id: string, pay: Json, row: string, [from, to]: [number, number]) {
-	return {
-		id,
-		name: `E2E scale: ${id}`,
-		nodes: [
-			{ id: `${id}-1`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: `${id}-2`, name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: rowsCode(row, from, to) } },
-			{ id: `${id}-3`, name: 'Pay', type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [400, 0], credentials, onError: 'continueRegularOutput', parameters: pay },
-		],
-		connections: { Start: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
-}
-const rowsCode = (row: string, from: number, to: number) => `return Array.from({ length: ${to - from} }, (_, n) => { const i = ${from} + n; return { json: ${row} }; });`;
-const rows = {
+type Kind = keyof typeof pays;
+const KINDS: Kind[] = ['internal', 'standard'];
+const row: Record<Kind, string> = {
 	internal: `{ amount: 1 + (i % 9), account: '${seed.rechargeAccounts.configured}', key: 'scale-int-' + i }`,
-	/** Top-ups the Dry Run of report 1 looks at: keys no run pays. */
-	dryRunOnly: `{ amount: 1 + (i % 9), account: '${seed.rechargeAccounts.configured}', key: 'scale-new-' + i }`,
 	standard: `{ beneId: '${seed.beneficiaries.verified}', amount: 1, transferId: 'scale_std_' + i }`,
 };
-const reach = { internal: RECORD_REACH.node, standard: RECORD_REACH.service };
-/** Report 1 of issue 33, as it was found in real n8n. */
-const REPORT_1 = { paid: 9000, dryRun: 3000, oldest: 200 };
-/**
- * A paid standard transfer keeps one mark and a paid top-up two, and the store keeps MAX_ENTRIES
- * (the reach and room for rows in flight): past that the oldest go.
- */
-const kept = { standard: MAX_ENTRIES, internal: MAX_ENTRIES / 2 };
-const workflows = {
-	internal: batch('scaleInternal', pays.internal, rows.internal, [0, REPORT_1.paid]),
-	standard: batch('scaleStandard', pays.standard, rows.standard, [0, kept.standard + BEYOND]),
-};
+const rowsCode = (kind: Kind, [from, to]: [number, number]) => `return Array.from({ length: ${Math.max(0, to - from)} }, (_, n) => { const i = ${from} + n; return { json: ${row[kind]} }; });`;
+
+/** Manual Trigger → for each kind, Code (the rows) → its Payouts Transfer node, On Error: Continue (every row comes out with its status). */
+function workflow(id: string, ranges: Record<Kind, [number, number]>) {
+	const nodes: Json[] = [{ id: `${id}-start`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }];
+	const connections: Json = { Start: { main: [KINDS.map((kind) => ({ node: `Rows ${kind}`, type: 'main', index: 0 }))] } };
+	KINDS.forEach((kind, lane) => {
+		nodes.push({ id: `${id}-rows-${kind}`, name: `Rows ${kind}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, lane * 200], parameters: { jsCode: rowsCode(kind, ranges[kind]) } });
+		nodes.push({ id: `${id}-pay-${kind}`, name: `Pay ${kind}`, type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [440, lane * 200], credentials, onError: 'continueRegularOutput', parameters: pays[kind] });
+		connections[`Rows ${kind}`] = { main: [[{ node: `Pay ${kind}`, type: 'main', index: 0 }]] };
+	});
+	return { id, name: `E2E scale: ${id}`, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+}
+const none: [number, number] = [0, 0];
+const WORKFLOW = workflow('scaleRecord', { internal: [0, FIRST.internal], standard: [0, FIRST.standard] });
+const COPY = workflow('scaleRecordCopy', { internal: none, standard: none });
 
 let suite: SuiteN8n;
 let sandbox: Sandbox;
 let rest: Rest;
 
 beforeAll(async () => {
-	suite = await suiteN8n({ name: 'e2e-scale', sandbox: { internalDuplicates: 'book' }, workflows: Object.values(workflows), server: true });
+	suite = await suiteN8n({ name: 'e2e-scale', sandbox: { internalDuplicates: 'book' }, workflows: [WORKFLOW, COPY], server: true });
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 });
 
 afterAll(async () => suite?.close());
 
-/** The Code node's rows changed, as a user editing the sheet the batch comes from, and Options too. */
-async function edit(id: string, [from, to]: [number, number], kind: keyof typeof rows, options: Json = {}) {
+/**
+ * n8n's own row of the workflow's record (processed_data, context '' for scope workflow), read, or
+ * with `fill` filled up to that many marks with filler, using the runtime's sqlite3 (n8n's own copy).
+ */
+function recordRow(workflowId: string, fill?: number): number {
+	const runtime = n8n.RUNTIME as { dir: string; nodeBin: string };
+	const script = `const crypto = require('node:crypto');
+const sqlite3 = require(${JSON.stringify(path.join(runtime.dir, 'node_modules', 'sqlite3'))});
+const db = new sqlite3.Database(${JSON.stringify(path.join(suite.userFolder, '.n8n', 'database.sqlite'))});
+const fill = ${fill === undefined ? 'undefined' : String(fill)};
+db.get("SELECT value FROM processed_data WHERE workflowId = ? AND context = ''", [${JSON.stringify(workflowId)}], (error, found) => {
+	if (error) { console.error(error.message); process.exit(1); }
+	const value = found ? JSON.parse(found.value) : { mode: 'entries', data: [] };
+	if (fill === undefined) { process.stdout.write(String(value.data.length)); return; }
+	for (let n = 0; value.data.length < fill; n++) value.data.push(crypto.createHash('md5').update('scale-test-filler:' + n).digest('base64'));
+	db.run("UPDATE processed_data SET value = ? WHERE workflowId = ? AND context = ''", [JSON.stringify(value), ${JSON.stringify(workflowId)}], (failed) => {
+		if (failed) { console.error(failed.message); process.exit(1); }
+		process.stdout.write(String(value.data.length));
+	});
+});`;
+	return Number(execFileSync(runtime.nodeBin, ['-e', script], { encoding: 'utf8' }));
+}
+
+/** The Code nodes' rows changed, as a user editing the sheets the batch comes from, and Options too. */
+async function edit(id: string, ranges: Partial<Record<Kind, [number, number]>>, options: Json = {}) {
 	const saved = (await rest('GET', `/workflows/${id}`)) as { nodes: Array<{ name: string; parameters: Json }>; connections: Json; versionId: string };
-	saved.nodes.find((node) => node.name === 'Rows')!.parameters.jsCode = rowsCode(rows[kind], from, to);
-	const payNode = saved.nodes.find((node) => node.name === 'Pay')!;
-	payNode.parameters = { ...payNode.parameters, options: { ...(pays[kind === 'standard' ? 'standard' : 'internal'].options as Json), ...options } };
+	for (const kind of KINDS) {
+		saved.nodes.find((node) => node.name === `Rows ${kind}`)!.parameters.jsCode = rowsCode(kind, ranges[kind] ?? none);
+		const payNode = saved.nodes.find((node) => node.name === `Pay ${kind}`)!;
+		payNode.parameters = { ...payNode.parameters, options: { ...(pays[kind].options as Json), ...options } };
+	}
 	await rest('PATCH', `/workflows/${id}`, { nodes: saved.nodes, connections: saved.connections, versionId: saved.versionId });
 }
 
 async function run(id: string) {
 	const execution = await runInServer(rest, id, { seconds: 15 * 60 });
 	expectRun(execution, { status: 'success' }, sandbox);
-	const items = execution.output('Pay');
-	const counts: Record<string, number> = {};
-	for (const item of items) counts[String(item.status)] = (counts[String(item.status)] ?? 0) + 1;
-	return { items, counts };
+	const of = (kind: Kind) => {
+		const items = execution.output(`Pay ${kind}`);
+		const counts: Record<string, number> = {};
+		for (const item of items) counts[String(item.status)] = (counts[String(item.status)] ?? 0) + 1;
+		return { items, counts };
+	};
+	return { internal: of('internal'), standard: of('standard') };
 }
 
 const posts = () => sandbox.requests().filter((request) => request.method === 'POST').length;
+const ledgerIds = () => sandbox.state().transfers.map((transfer) => transfer.transferId);
 function expectNoTransferIdTwice() {
-	const ids = sandbox.state().transfers.map((transfer) => transfer.transferId);
+	const ids = ledgerIds();
 	expect(ids.length - new Set(ids).size).toBe(0);
 }
+const say = (line: string) => process.stderr.write(`[scale test] ${line}\n`);
 
-test('report 1 of issue 33: 9,000 top-ups paid, a Dry Run of 3,000 new keys, the 200 oldest run again: ALREADY_SUBMITTED, nothing paid twice', async () => {
-	const first = await run(workflows.internal.id);
-	expect(first.counts).toEqual({ SUCCESS: REPORT_1.paid });
-	await edit(workflows.internal.id, [0, REPORT_1.dryRun], 'dryRunOnly', { dryRun: true });
-	const dry = await run(workflows.internal.id);
-	expect(dry.items.map((item) => item.dryRun)).toEqual(Array(REPORT_1.dryRun).fill(true));
-	sandbox.clearRequests();
-	await edit(workflows.internal.id, [0, REPORT_1.oldest], 'internal');
-	const oldest = await run(workflows.internal.id);
-	expect(oldest.counts).toEqual({ ALREADY_SUBMITTED: REPORT_1.oldest });
-	expect(posts()).toBe(0);
-	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale-int-'))).toHaveLength(REPORT_1.paid);
-	expectNoTransferIdTwice();
+/** Set by the first tests for the later ones. */
+const found = { newPaid: 0, refused: [] as number[] };
+
+test(`${FIRST.internal.toLocaleString('en-US')} keyed top-ups and ${FIRST.standard.toLocaleString('en-US')} standard transfers through one workflow's two nodes: one record, ${(2 * FIRST.internal + FIRST.standard).toLocaleString('en-US')} marks`, async () => {
+	const first = await run(WORKFLOW.id);
+	expect({ internal: first.internal.counts, standard: first.standard.counts }).toEqual({ internal: { SUCCESS: FIRST.internal }, standard: { SUCCESS: FIRST.standard } });
+	// A paid top-up keeps two marks, a paid standard transfer one, in the workflow's one row.
+	expect(recordRow(WORKFLOW.id)).toBe(2 * FIRST.internal + FIRST.standard);
 });
 
-test(`internal transfers at the reach: ${(kept.internal + BEYOND).toLocaleString('en-US')} top-ups fill the record and the rows that make n8n forget say so; the last ${reach.internal.toLocaleString('en-US')} run again read ALREADY_SUBMITTED; the ${BEYOND} oldest are past the reach`, async () => {
-	// After report 1's 9,000: what fills the record, and 500 more.
-	await edit(workflows.internal.id, [REPORT_1.paid, kept.internal + BEYOND], 'internal');
-	const more = await run(workflows.internal.id);
-	expect(more.counts).toEqual({ SUCCESS: kept.internal + BEYOND - REPORT_1.paid });
-	// Nearly full: the run says so before n8n forgets anything, and how many it made n8n forget once it does.
-	const notes = more.items.map((item) => String(item.recordNote ?? ''));
+test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.toLocaleString('en-US')} new top-ups: the first paid, noted from ${NOTE_FROM.toLocaleString('en-US')} marks on, then refused with nothing sent; the row never passes its room`, async () => {
+	await (suite.server as { stop: () => Promise<void> }).stop();
+	expect(recordRow(WORKFLOW.id, FILLED_TO)).toBe(FILLED_TO);
+	rest = await suite.restart();
+
+	// A Dry Run asks nothing of the record, so writes nothing to it.
+	await edit(WORKFLOW.id, { internal: [100_000, 101_000] }, { dryRun: true });
+	const dry = await run(WORKFLOW.id);
+	expect(dry.internal.items.filter((item) => item.dryRun !== true)).toEqual([]);
+	expect(recordRow(WORKFLOW.id)).toBe(FILLED_TO);
+
+	sandbox.clearRequests();
+	const from = FIRST.internal;
+	await edit(WORKFLOW.id, { internal: [from, from + NEW_TOP_UPS] });
+	const full = await run(WORKFLOW.id);
+	const { items, counts } = full.internal;
+	say(`${NEW_TOP_UPS} new top-ups past ${FILLED_TO} marks: ${JSON.stringify(counts)}; the row holds ${recordRow(WORKFLOW.id)} marks`);
+	const paid = items.map((item, index) => (item.status === 'SUCCESS' ? index : -1)).filter((index) => index >= 0);
+	const refused = items.map((item, index) => (item.status !== 'SUCCESS' ? index : -1)).filter((index) => index >= 0);
+	// Paid up to the room, then none: every row after the first refused one is not sent either.
+	expect(paid.length).toBeGreaterThan(0);
+	expect(refused.length).toBeGreaterThan(0);
+	expect(Object.keys(counts).sort()).toEqual(['ERROR', 'SUCCESS']);
+	const full1 = items.find((item) => /record of sent top-ups is full/.test(String(item.error)));
+	expect(full1).toMatchObject({ status: 'ERROR', nextStep: 'fixRow', hint: expect.stringMatching(/Nothing was sent\. .*copy of this workflow/) });
+	for (const index of refused) expect({ index, nextStep: items[index].nextStep, said: String(items[index].hint) }).toEqual({ index, nextStep: expect.stringMatching(/^(fixRow|runAgain)$/), said: expect.stringMatching(/Nothing was sent/) });
+	// Nothing sent for a refused row: the service saw exactly the paid ones.
+	expect(posts()).toBe(paid.length);
+	const ids = new Set(ledgerIds());
+	expect(refused.filter((index) => ids.has(String(items[index].transferId)))).toEqual([]);
+	// The rows written near the end say how full it is.
+	const notes = items.map((item) => String(item.recordNote ?? ''));
+	expect(notes.filter((note) => /holds [\d,]+ marks; from 50,000 on it refuses new top-ups \(nothing sent\)/.test(note)).length).toBeGreaterThan(0);
 	expect(notes[0]).toBe('');
-	// Which rows' calls pass the limit depends on how the run's calls group the rows (the answered
-	// rows' "no clear answer" marks go in between): some do, and say how many they made n8n forget.
-	expect(notes.filter((note) => /this run made it forget the oldest [\d,]+\. A repeat of a transfer that old is no longer recognised by this node/.test(note)).length).toBeGreaterThan(0);
-	expect(notes.filter((note) => /holds [\d,]+: from 21,000 on/.test(note)).length).toBeGreaterThan(0);
-	process.stderr.write(`[scale test] internal, the notes of the run that filled the record: ${notes.filter(Boolean).length} of ${notes.length} rows, the first at row ${notes.findIndex(Boolean)}, ${notes.filter((note) => /made it forget/.test(note)).length} saying it made n8n forget\n`);
-	sandbox.clearRequests();
-	await edit(workflows.internal.id, [kept.internal + BEYOND - reach.internal, kept.internal + BEYOND], 'internal');
-	const again = await run(workflows.internal.id);
-	expect(again.counts).toEqual({ ALREADY_SUBMITTED: reach.internal });
-	expect(posts()).toBe(0);
-	// Past the reach: more than 10,000 top-ups ago, the record may no longer hold them (as stated),
-	// and the runs that made n8n forget said so. How many are gone depends on the marks in flight.
-	await edit(workflows.internal.id, [0, BEYOND], 'internal');
-	const oldest = await run(workflows.internal.id);
-	expect(Object.keys(oldest.counts).filter((status) => !['SUCCESS', 'ALREADY_SUBMITTED'].includes(status))).toEqual([]);
-	process.stderr.write(`[scale test] internal, the ${BEYOND} oldest after ${reach.internal} newer: ${oldest.counts.SUCCESS ?? 0} forgotten\n`);
-	const paidTwice = sandbox.state().transfers.map((transfer) => transfer.transferId).filter((id, index, all) => all.indexOf(id) !== index);
-	const oldestIds = new Set(oldest.items.map((item) => String(item.transferId)));
-	expect(paidTwice.filter((id) => !oldestIds.has(id))).toEqual([]);
+	// The refusal names the record's size: past 50,000 marks. What the refused claims asked is
+	// forgotten again, so the row ends just under it; never past its room: n8n dropped nothing.
+	expect(Number(/full \(([\d,]+) marks\)/.exec(String(full1?.error))?.[1].replace(/,/g, ''))).toBeGreaterThan(FULL);
+	const size = recordRow(WORKFLOW.id);
+	expect(size).toBeGreaterThan(NOTE_FROM);
+	expect(size).toBeLessThan(N8N_LIMIT);
+	found.newPaid = paid.length;
+	found.refused = refused.map((index) => from + index);
 });
 
-test(`standard transfers: ${(kept.standard + BEYOND).toLocaleString('en-US')}, then n8n restarted and the batch run again: the last ${reach.standard.toLocaleString('en-US')} (the reach) ALREADY_SUBMITTED, the ${BEYOND} oldest ALREADY_EXISTS, nothing paid twice`, async () => {
-	const first = await run(workflows.standard.id);
-	expect(first.counts).toEqual({ SUCCESS: kept.standard + BEYOND });
-	// A restart: only n8n's database remembers (this process's answers are gone).
-	rest = (await suite.restart()) as Rest;
-	const again = await run(workflows.standard.id);
-	const statuses = (items: Json[]) => [...new Set(items.map((item) => item.status))];
-	// The reach is what is promised; between it and the oldest, the room for rows in flight (the
-	// re-run's own claims of the oldest rows take some of it), either answer is true.
-	expect(statuses(again.items.slice(-reach.standard))).toEqual(['ALREADY_SUBMITTED']);
-	expect(statuses(again.items.slice(0, BEYOND))).toEqual(['ALREADY_EXISTS']);
-	expect(Object.keys(again.counts).sort()).toEqual(['ALREADY_EXISTS', 'ALREADY_SUBMITTED']);
-	// The first run said, on the rows that made n8n forget the oldest, that it did. Which rows those
-	// are depends on how its calls grouped them: the answered rows' tokens, forgotten, make room
-	// again, so the last row may find the row just under 21,000 and say how full it is instead.
-	const firstNotes = first.items.map((item) => String(item.recordNote ?? ''));
-	expect(firstNotes.filter((note) => /this run made it forget the oldest [\d,]+\. A repeat of a transfer that old is no longer recognised by this node/.test(note)).length).toBeGreaterThan(0);
-	expect(firstNotes.filter((note) => /^$|made it forget|holds [\d,]+: from 21,000 on/.test(note))).toHaveLength(firstNotes.length);
-	process.stderr.write(`[scale test] standard, the notes of the first run: ${firstNotes.filter(Boolean).length} of ${firstNotes.length} rows, ${firstNotes.filter((note) => /made it forget/.test(note)).length} saying it made n8n forget\n`);
-	process.stderr.write(`[scale test] standard re-run after a restart: ${JSON.stringify(again.counts)}\n`);
-	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_'))).toHaveLength(kept.standard + BEYOND);
+test(`the ${(FIRST.internal + FIRST.standard).toLocaleString('en-US')} oldest transfers run again with the record full: every one ALREADY_SUBMITTED, nothing sent (nothing forgotten)`, async () => {
+	sandbox.clearRequests();
+	await edit(WORKFLOW.id, { internal: [0, FIRST.internal], standard: [0, FIRST.standard] });
+	const oldest = await run(WORKFLOW.id);
+	expect({ internal: oldest.internal.counts, standard: oldest.standard.counts }).toEqual({ internal: { ALREADY_SUBMITTED: FIRST.internal }, standard: { ALREADY_SUBMITTED: FIRST.standard } });
+	expect(posts()).toBe(0);
+	expect(recordRow(WORKFLOW.id)).toBeLessThan(N8N_LIMIT);
 	expectNoTransferIdTwice();
+});
+
+test(`${UNRECORDED} new standard transfers with the record at its end: each noted, the ones past 50,000 marks sent without being recorded, and run again the service refuses each of those (ALREADY_EXISTS): nothing paid twice, the row never past 50,000 marks by more than a call's claims`, async () => {
+	const before = recordRow(WORKFLOW.id);
+	const range: [number, number] = [FIRST.standard, FIRST.standard + UNRECORDED];
+	await edit(WORKFLOW.id, { standard: range });
+	const sent = await run(WORKFLOW.id);
+	const after = recordRow(WORKFLOW.id);
+	const notes = sent.standard.items.map((item) => String(item.recordNote ?? ''));
+	const unrecorded = notes.filter((note) => /The record of sent transfers is full: this transfer was sent without being recorded/.test(note)).length;
+	const noted = notes.filter((note) => /holds [\d,]+ marks; from 50,000 on it sends new transfers without recording them/.test(note)).length;
+	say(`${UNRECORDED} new standard transfers at ${before} marks: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} marks`);
+	expect(sent.standard.counts).toEqual({ SUCCESS: UNRECORDED });
+	// From 48,000 marks on every row says how full the record is; from 50,000 on new ones go unrecorded.
+	expect({ noted, unrecorded, withoutNote: UNRECORDED - noted - unrecorded }).toEqual({ noted: expect.any(Number), unrecorded: expect.any(Number), withoutNote: 0 });
+	expect(unrecorded).toBeGreaterThan(0);
+	expect(after).toBeLessThanOrEqual(FULL + 2 * 20);
+	const again = await run(WORKFLOW.id);
+	say(`the same ${UNRECORDED} again: ${JSON.stringify(again.standard.counts)}`);
+	sent.standard.items.forEach((item, index) => {
+		const expected = /sent without being recorded/.test(notes[index]) ? ['ALREADY_EXISTS', 'lookUp'] : ['ALREADY_SUBMITTED', null];
+		expect({ transferId: item.transferId, said: [again.standard.items[index].status, again.standard.items[index].nextStep ?? null] }).toEqual({ transferId: item.transferId, said: expected });
+	});
+	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_'))).toHaveLength(FIRST.standard + UNRECORDED);
+	expect(recordRow(WORKFLOW.id)).toBeLessThan(N8N_LIMIT);
+	expectNoTransferIdTwice();
+});
+
+test('then a new top-up in the same workflow is refused, nothing sent: the record, shared by the workflow\'s nodes, takes on no new transfer past 50,000 marks', async () => {
+	sandbox.clearRequests();
+	await edit(WORKFLOW.id, { internal: [200_000, 200_010] });
+	const more = await run(WORKFLOW.id);
+	say(`10 new top-ups at ${recordRow(WORKFLOW.id)} marks: ${JSON.stringify(more.internal.counts)}`);
+	expect(more.internal.counts).toEqual({ ERROR: 10 });
+	expect(posts()).toBe(0);
+});
+
+test('the refused top-ups moved to a copy of the workflow (a record of its own), as the error says: each paid once', async () => {
+	expect(found.refused.length).toBeGreaterThan(0);
+	const [from, to] = [found.refused[0], found.refused[found.refused.length - 1] + 1];
+	expect(to - from).toBe(found.refused.length);
+	await edit(COPY.id, { internal: [from, to] });
+	const moved = await run(COPY.id);
+	expect(moved.internal.counts).toEqual({ SUCCESS: to - from });
+	// Each moved top-up (its key's row number in the refused range) in the ledger once.
+	const movedRows = sandbox.state().transfers.map((transfer) => Number(/^scale-int-(\d+)-/.exec(transfer.transferId)?.[1])).filter((index) => index >= from && index < to);
+	expect(movedRows.sort((a, b) => a - b)).toEqual(found.refused);
+	expectNoTransferIdTwice();
+	say(`the workflow's record: ${recordRow(WORKFLOW.id)} marks; the copy's: ${recordRow(COPY.id)}`);
 });

@@ -2,10 +2,13 @@
  * Rows in doubt settled as data, in real n8n, as docs/safety.md's recipe says: the batch's
  * workflow downloads the dashboard's CSV export (the sandbox's stand-in), reads it with n8n's
  * Extract From File, merges it into the rows by Transfer ID with n8n's Merge, and maps the
- * dashboard's status to the payouts node's Options > Dashboard Status. 300 internal transfers
- * meet lost answers (150 after the service booked them, 150 before); one run of the same workflow
- * settles all 300: the booked ones read ALREADY_SUBMITTED, the others are paid once; the rows
- * answered before are noted as not needing the dashboard. Judged by the sandbox's ledger.
+ * dashboard's status to the payouts node's Options > Settle With Dashboard Status. Of 600 internal
+ * transfers, every other one meets a lost answer (150 after the service booked them, 150 before).
+ * The same workflow run again once the first run has ended settles all 300 and sends nothing: the
+ * booked ones read ALREADY_SUBMITTED, the others ERROR with nextStep newTransferId (the export says
+ * NOT_FOUND: they did not pay, and are never sent again under that Transfer ID); the rows answered
+ * before are noted as not needing the dashboard. The user gives those 150 rows new Transfer IDs, as
+ * the hint says, and runs it again: each is paid once. Judged by the sandbox's ledger.
  */
 import { expectRun, n8n, runWithCli, suiteN8n } from '../helpers/e2e';
 import type { Json, SuiteN8n } from '../helpers/e2e';
@@ -15,9 +18,10 @@ import type { Sandbox } from '../helpers/sandbox';
 jest.setTimeout(20 * 60 * 1000);
 
 const IN_DOUBT = 300;
-const ANSWERED = 20;
+/** Every other row is answered: the node stops sending after three transfers in a row without an answer (the service looks down). */
+const ANSWERED = 300;
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
-const rows = Array.from({ length: IN_DOUBT + ANSWERED }, (_, i) => ({ transferId: `settle-${String(i).padStart(4, '0')}`, amount: Math.round(100 + i) / 100, account: seed.rechargeAccounts.configured }));
+let rows = Array.from({ length: IN_DOUBT + ANSWERED }, (_, i) => ({ transferId: `settle-${String(i).padStart(4, '0')}`, amount: Math.round(100 + i) / 100, account: seed.rechargeAccounts.configured }));
 
 /**
  * Start → the batch (rows) and the dashboard's export (downloaded, Extract From File) → Merge
@@ -53,7 +57,8 @@ function settleWorkflow(dashboardUrl: string) {
 				rechargeAccount: '={{ $json.account }}',
 				additionalFields: { transferId: '={{ $json.transferId }}' },
 				// The export lists what the service booked: a Transfer ID it does not list, it does not have.
-				options: { concurrency: 10, dashboardStatus: "={{ $json.Status ?? 'NOT_FOUND' }}" },
+				// One at a time, so that no three lost answers come in a row (at Concurrency 10 they bunch).
+				options: { concurrency: 1, dashboardStatus: "={{ $json.Status ?? 'NOT_FOUND' }}" },
 			},
 		},
 	];
@@ -71,8 +76,9 @@ function settleWorkflow(dashboardUrl: string) {
 let suite: SuiteN8n;
 let sandbox: Sandbox;
 
+let dashboardUrl = '';
+
 beforeAll(async () => {
-	let dashboardUrl = '';
 	suite = await suiteN8n({
 		name: 'e2e-settle',
 		sandbox: { internalDuplicates: 'book' },
@@ -89,29 +95,45 @@ afterAll(async () => suite?.close());
 
 const counts = (items: Json[]) => items.reduce<Record<string, number>>((tally, item) => ({ ...tally, [String(item.status)]: (tally[String(item.status)] ?? 0) + 1 }), {});
 
-test(`${IN_DOUBT} rows in doubt are settled in one run from the dashboard's CSV export: paid once each, none twice`, async () => {
+test(`${IN_DOUBT} rows in doubt are settled from the dashboard's CSV export as the docs say (paid: never sent again; not found: paid under a new Transfer ID): every payout paid once`, async () => {
 	// The first run: 150 answers lost after the service booked the transfer, 150 before it did.
-	sandbox.configure({ faults: [{ fault: 'drop-after', times: IN_DOUBT / 2, match: { path: '/payout/v1/internalTransfer' } }, { fault: 'drop-before', times: IN_DOUBT / 2, match: { path: '/payout/v1/internalTransfer' } }] });
+	// Every other row's answer is lost: after the service booked it (rows 0, 4, 8, …) or before (2, 6, 10, …).
+	const lost = rows.filter((_, index) => index % 2 === 0);
+	sandbox.configure({ faults: lost.map((row, index) => ({ fault: index % 2 === 0 ? 'drop-after' : 'drop-before', times: 1, match: { transferId: row.transferId } })) });
 	const first = await runWithCli('settleFromDashboard', suite.env);
 	expectRun(first, { code: 0 }, sandbox);
 	expect(counts(first.output('Pay'))).toEqual({ SUCCESS: ANSWERED, UNKNOWN: IN_DOUBT });
 	expect(sandbox.state().transfers).toHaveLength(ANSWERED + IN_DOUBT / 2);
 
-	// The same workflow again: the export now lists the 170 booked transfers; that settles the 300.
+	// The same workflow again, once the first run has ended (nothing in flight at the service): the
+	// export lists the 170 booked transfers; that settles the 300, and sends nothing.
 	sandbox.configure({ faults: [] });
 	sandbox.clearRequests();
 	const settled = await runWithCli('settleFromDashboard', suite.env);
 	expectRun(settled, { code: 0 }, sandbox);
 	const items = settled.output('Pay');
-	expect(counts(items)).toEqual({ ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2, SUCCESS: IN_DOUBT / 2 });
+	expect(counts(items)).toEqual({ ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2, ERROR: IN_DOUBT / 2 });
 	// Each row says what its dashboard status did.
 	const byDashboard = items.filter((item) => item.status === 'ALREADY_SUBMITTED' && item.dashboardStatus === 'SUCCESS' && !item.dashboardStatusNote);
 	expect(byDashboard).toHaveLength(IN_DOUBT / 2);
 	expect(items.filter((item) => item.dashboardStatusNote === "not needed: this node has the service's answer for this transfer")).toHaveLength(ANSWERED);
-	expect(items.filter((item) => item.status === 'SUCCESS').every((item) => item.dashboardStatus === 'NOT_FOUND')).toBe(true);
-	// Only the 150 never booked were sent: once each.
+	const notPaid = items.filter((item) => item.status === 'ERROR');
+	expect(notPaid.filter((item) => item.dashboardStatus === 'NOT_FOUND' && item.nextStep === 'newTransferId' && /it did not pay/.test(String(item.error)))).toHaveLength(IN_DOUBT / 2);
+	// Nothing sent, and nothing the export lists is called not paid.
+	expect(sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer')).toHaveLength(0);
+	const booked = new Set(sandbox.state().transfers.map((transfer) => transfer.transferId));
+	expect(notPaid.filter((item) => booked.has(String(item.transferId)))).toEqual([]);
+
+	// As the hint says: those rows get new Transfer IDs, and the workflow runs again.
+	const renamed = new Set(notPaid.map((item) => String(item.transferId)));
+	rows = rows.map((row) => (renamed.has(row.transferId) ? { ...row, transferId: `${row.transferId}-b` } : row));
+	await n8n.importWorkflows(suite.userFolder, suite.env, [settleWorkflow(dashboardUrl)]);
+	const paid = await runWithCli('settleFromDashboard', suite.env);
+	expectRun(paid, { code: 0 }, sandbox);
+	expect(counts(paid.output('Pay'))).toEqual({ ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2, SUCCESS: IN_DOUBT / 2 });
 	expect(sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer')).toHaveLength(IN_DOUBT / 2);
+	// The ledger: every payout (its amount) once, every Transfer ID once.
 	const transfers = sandbox.state().transfers;
-	expect(transfers).toHaveLength(rows.length);
+	expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(rows.map((row) => row.amount).sort((a, b) => a - b));
 	expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(rows.length);
 });

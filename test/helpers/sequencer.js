@@ -7,7 +7,8 @@
  * first, so that no worker sits waiting for the install while others have work.
  *
  * A suite's length is its duration in jest's cache of the last run, else the figure below
- * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening), else a guess from its size.
+ * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening; the suites of issue 38,
+ * alone on a machine busy with other work, 2026-11-28), else a guess from its size.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,15 +19,17 @@ const n8n = require('../../scripts/n8n.js');
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {
 	'test/e2e/queueClaims.test.ts': 720,
-	'test/e2e/queue.test.ts': 435,
-	'test/e2e/chaos.test.ts': 151,
+	'test/e2e/queue.test.ts': 357,
+	'test/e2e/chaos.test.ts': 141,
+	'test/e2e/exactlyOnce.test.ts': 150,
+	'test/e2e/chaosTopUps.test.ts': 112,
+	'test/e2e/paths.test.ts': 80,
 	'test/browser/editor.test.ts': 151,
-	'test/e2e/scale.test.ts': 120,
-	'test/e2e/exactlyOnce.test.ts': 91,
+	'test/e2e/scale.test.ts': 60,
 	'test/e2e/examplesPublished.test.ts': 115,
 	'test/e2e/incidentLoop.test.ts': 66,
 	'test/e2e/install.test.ts': 32,
-	'test/e2e/settle.test.ts': 25,
+	'test/e2e/settle.test.ts': 36,
 	'test/e2e/incidentTimezone.test.ts': 24,
 	'test/package/package.test.ts': 24,
 	'test/e2e/examples.test.ts': 23,
