@@ -77,8 +77,8 @@ export class PayoutsApi implements ICredentialType {
 	/**
 	 * Bearer auth applied by n8n itself to every request of the nodes (and of the credential test):
 	 * the nodes never build the Authorization header. A function rather than a generic template,
-	 * because n8n 2.41 evaluates a template's `{{$credentials.accessToken}}` in its expression
-	 * isolate on every request, about 0.5 ms each, as much as the rest of a transfer costs in n8n.
+	 * because n8n evaluates a template's `{{$credentials.accessToken}}` in its expression isolate on
+	 * every request, which costs as much as the rest of a transfer in n8n (docs/performance.md).
 	 * A field, not a method: n8n copies the credential's own properties when it decides which nodes
 	 * get "Custom API Call", and a method on the prototype would not be seen there.
 	 */

@@ -19,7 +19,7 @@ function readable(source) {
 }
 
 function table() {
-	const { errorRows } = require(path.join(__dirname, '..', 'dist', 'nodes', 'shared', 'errors.js'));
+	const { errorRows } = require(path.join(__dirname, '..', 'dist', 'nodes', 'shared', 'outcomes', 'errors.js'));
 	const lines = ['| Operations | subCode | Service message (matched) | Hint (the error\'s description) |', '|---|---|---|---|'];
 	for (const row of errorRows) {
 		const operations = row.operations ? row.operations.map((operation) => SUBJECTS[operation]).join(', ') : 'every payout operation';

@@ -32,6 +32,9 @@ import { seed } from '../helpers/sandbox';
 import type { Sandbox } from '../helpers/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
+const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { killTree } = require('../../scripts/chaos.js');
@@ -133,6 +136,8 @@ beforeAll(async () => {
 		// Its credential, and the template published, as a user does before its first event: n8n registers the webhook at start.
 		await (suite.server as { stop: () => Promise<void> }).stop();
 		await n8n.importCredentials(suite.userFolder, suite.env, [queue.claimsCredential(postgres!.port)]);
+		// n8n binds a template's credentials by name when it imports it: again, now that the claims database's exists.
+		await n8n.importWorkflows(suite.userFolder, suite.env, [WORKFLOWS.template]);
 		await n8n.publishWorkflow(suite.env, WORKFLOWS.template.id);
 		rest = await suite.restart();
 	}
@@ -166,7 +171,8 @@ async function edit(id: string, nodeName: string, change: (parameters: Json) => 
 
 describePostgres('1. the queue-claim template with Retry On Fail on its Top Up node (3 tries)', () => {
 	const post = async (eventId: string, amount: string) => {
-		const response = await fetch(`${rest.url}/webhook/payouts-claimed-topup`, { method: 'POST', headers: { 'content-type': 'application/json', [n8n.EVENT_SENDER.header]: n8n.EVENT_SENDER.value }, body: JSON.stringify({ eventId, amount }) });
+		// Signed as a sender does (examples/sign-event.js), with the secret npm start gives "Payouts Event Signing".
+		const response = await fetch(`${rest.url}/webhook/payouts-claimed-topup`, { method: 'POST', ...signEvent({ eventId, amount }, n8n.EVENT_SIGNING.secret) });
 		return { code: response.status, body: (await response.json()) as Json };
 	};
 
@@ -198,7 +204,7 @@ describePostgres('1. the queue-claim template with Retry On Fail on its Top Up n
 
 		// The sender delivers every event again: each answered from its claim, nothing sent.
 		sandbox.clearRequests();
-		const again = await Promise.all(['p1_paid', 'p1_lost_after', 'p1_lost_before', 'p1_refused_once'].map((eventId) => post(eventId, '31.00')));
+		const again = await Promise.all(Object.entries({ p1_paid: '31.00', p1_lost_after: '32.00', p1_lost_before: '33.00', p1_refused_once: '34.00' }).map(([eventId, amount]) => post(eventId, amount)));
 		expect(again.map((answer) => [answer.code, answer.body.status])).toEqual([
 			[200, 'ALREADY_SUBMITTED'],
 			[503, 'UNKNOWN'],
