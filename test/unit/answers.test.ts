@@ -503,8 +503,7 @@ describe('what the node says of a row the record or the run kept from being sent
 
 describe('secrets in paid answers', () => {
 	// docs/security.md: the card token "never appear[s] in what the node makes: errors, output items, ..."; interpret.ts: "Every text taken from the service is redacted here".
-	// Defect: a SUCCESS or PENDING envelope's message goes into the output item unredacted (interpret passes the envelope to `output` as it came).
-	test.failing('a SUCCESS message that echoes the card token is redacted in the output item', () => {
+	test('a SUCCESS message that echoes the card token is redacted in the output item', () => {
 		const judgement = judge('cardTransfer', readAnswer(200, envelope('SUCCESS', '200', `Transfer to card ${CARD_TOKEN} completed successfully`, { referenceId: 'R1', utr: 'U1', acknowledged: 1 })));
 		expect(partsShown(judgement)).toEqual([]);
 	});

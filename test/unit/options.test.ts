@@ -170,6 +170,9 @@ describe('the Incident Guard (standard transfers): off until added; added, it gu
 		['look back 91 days', { settings: { lookBackDays: 91 } }, { ...GUARD_DEFAULTS, lookBackDays: 90 }],
 		['look back 4.9 days: whole', { settings: { lookBackDays: 4.9 } }, { ...GUARD_DEFAULTS, lookBackDays: 4 }],
 		['look back not a number: 90', { settings: { lookBackDays: 'abc' } }, GUARD_DEFAULTS],
+		// A cleared number field: the default, not 0 days read as 1.
+		['look back cleared (null): 90', { settings: { lookBackDays: null } }, GUARD_DEFAULTS],
+		['look back cleared (empty): 90', { settings: { lookBackDays: '' } }, GUARD_DEFAULTS],
 	])('%s', (_, given, expected) => {
 		expect(readGuardSettings(given)).toStrictEqual(expected);
 		expect(read('standardTransfer', { incidentGuard: given }).incidentGuard).toStrictEqual(expected);

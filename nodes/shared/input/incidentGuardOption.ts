@@ -107,7 +107,8 @@ export function readGuardSettings(given: unknown): GuardSettings | undefined {
 	const saved = (given as { settings?: unknown }).settings;
 	const settings: IDataObject = saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as IDataObject) : {};
 	const action = (['hold', 'fail', 'sendAnyway'] as const).find((value) => value === settings.affectedItems) ?? 'hold';
-	const days = Number(settings.lookBackDays);
+	// A cleared number field arrives as null or '': the default, not Number('') = 0 days.
+	const days = settings.lookBackDays === null || settings.lookBackDays === '' ? NaN : Number(settings.lookBackDays);
 	return {
 		action,
 		matchBank: settings.matchBank !== false,

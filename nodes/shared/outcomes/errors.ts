@@ -78,15 +78,15 @@ export const errorRows: ErrorRow[] = [
 	{ operations: ['internalTransfer'], subCode: '422', message: /not configured/i, hint: 'This account is not configured for internal transfers: contact your account manager at the service.' },
 
 	// Get incidents.
-	{ operations: ['getIncidents'], subCode: '422', message: /status is invalid/i, hint: "Choose RESOLVED, UNRESOLVED or ALL in 'Status'." },
-	{ operations: ['getIncidents'], subCode: '422', message: /less than or equal/i, hint: "Set 'Start Time' to no later than 'End Time'." },
-	{ operations: ['getIncidents'], subCode: '422', message: /maximum time difference/i, hint: "Keep 'Start Time' to 'End Time' within 7 days, and 'Start Time' within the last 90 days." },
-	{ operations: ['getIncidents'], subCode: '422', message: /starttime should be of the format/i, hint: "Give 'Start Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
-	{ operations: ['getIncidents'], subCode: '422', message: /endtime should be of the format/i, hint: "Give 'End Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
+	{ operations: ['getIncidents'], subCode: '422', message: /status is invalid/i, nextStep: 'fixRow', hint: "Choose RESOLVED, UNRESOLVED or ALL in 'Status'." },
+	{ operations: ['getIncidents'], subCode: '422', message: /less than or equal/i, nextStep: 'fixRow', hint: "Set 'Start Time' to no later than 'End Time'." },
+	{ operations: ['getIncidents'], subCode: '422', message: /maximum time difference/i, nextStep: 'fixRow', hint: "Keep 'Start Time' to 'End Time' within 7 days, and 'Start Time' within the last 90 days." },
+	{ operations: ['getIncidents'], subCode: '422', message: /starttime should be of the format/i, nextStep: 'fixRow', hint: "Give 'Start Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
+	{ operations: ['getIncidents'], subCode: '422', message: /endtime should be of the format/i, nextStep: 'fixRow', hint: "Give 'End Time' as a date and time (sent as yyyy-mm-dd hh:mm:ss)." },
 	{ subCode: '520', message: /unknown error/i, hint: 'The service failed with an unknown error: run the item again later.' },
 
 	// Get paylink status.
-	{ operations: ['getPaylinkStatus'], subCode: '404', message: /./, hint: "No paylink has this 'Paylink ID': check the ID the paylink was created with." },
+	{ operations: ['getPaylinkStatus'], subCode: '404', message: /./, nextStep: 'fixRow', hint: "No paylink has this 'Paylink ID': check the ID the paylink was created with." },
 ];
 
 /** When no row matches: still a clear error, with the service's own message. */

@@ -62,7 +62,8 @@ export function interpret(operation: PayoutOperation, answer: Answer, params: Pa
 		case 'envelope': {
 			const { envelope } = answer;
 			if (operation.host === 'verification' && envelope.status === 'ERROR') return tokenRefused(answer.httpStatus, envelope as unknown as IDataObject, redact);
-			if (envelope.status !== 'ERROR') return { kind: 'paid', items: operation.output(envelope, params) };
+			// A paid answer's words reach the output as they are: redacted like every other (a service may echo a card token).
+			if (envelope.status !== 'ERROR') return { kind: 'paid', items: operation.output(redacted(envelope, redact), params) };
 			const said = { subCode: envelope.subCode, message: redact(envelope.message) };
 			if (operation.movesMoney && REPEAT_REFUSED.test(envelope.message)) return { kind: 'repeatRefused', said };
 			const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
@@ -92,4 +93,12 @@ function tokenRefused(httpStatus: number, body: IDataObject, redact: (text: stri
 	const said = [body.message, body.error, body.error_description].find((value) => typeof value === 'string') as string | undefined;
 	const subCode = typeof body.subCode === 'string' ? body.subCode : String(httpStatus);
 	return { kind: 'tokenRefused', said: { subCode, message: redact(said ?? `HTTP ${httpStatus}`) } };
+}
+
+/** Every string in a value, redacted: a paid answer goes to the output whole. */
+function redacted<T>(value: T, redact: (text: string) => string): T {
+	if (typeof value === 'string') return redact(value) as T;
+	if (Array.isArray(value)) return value.map((entry) => redacted(entry, redact)) as T;
+	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, redacted(entry, redact)])) as T;
+	return value;
 }
