@@ -41,7 +41,7 @@ type Json = Record<string, unknown>;
 
 /** How much later the slowed worker gets each answer of n8n's database: far past the node's wait (at least 100 ms). */
 const DATABASE_DELAY_MS = 300;
-const EVENTS = 200;
+const EVENTS = 100;
 const template = n8n.exampleWorkflows().find((workflow: { file: string }) => workflow.file === 'queue-claim-payout.json') as { id: string; nodes: Json[]; connections: Json };
 
 /** The template with one thing changed: its id, its webhook's path, and what `change` makes of each node. */

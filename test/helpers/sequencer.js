@@ -20,7 +20,6 @@ const n8n = require('../../scripts/n8n.js');
 const MEASURED = {
 	'test/e2e/queueClaims.test.ts': 720,
 	'test/e2e/queue.test.ts': 357,
-	'test/e2e/chaos.test.ts': 141,
 	'test/e2e/exactlyOnce.test.ts': 150,
 	'test/e2e/chaosTopUps.test.ts': 112,
 	'test/e2e/paths.test.ts': 80,
@@ -40,7 +39,7 @@ const ROOT = path.join(__dirname, '..', '..');
 /** The suites that run real n8n: everything under test/e2e and test/browser. */
 const needsN8n = (file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file);
 /** The suites that start a queue-mode set-up: one at a time (scripts/queue.js takes a lock under jest). */
-const QUEUE_MODE = ['test/e2e/queue.test.ts', 'test/e2e/queueClaims.test.ts', 'test/e2e/chaos.test.ts'];
+const QUEUE_MODE = ['test/e2e/queue.test.ts', 'test/e2e/queueClaims.test.ts'];
 const WORKERS = 2;
 
 /**
