@@ -220,7 +220,7 @@ async function ledgerCount(sandboxUrl: string, prefix: string) {
 
 async function measureSetup(setup: string, webhookBase: string, sandboxUrl: string, options: { events: number; inFlight: number; history: number; tag: string; queueMode: boolean; claims: boolean; profilePid?: number }): Promise<EventRow[]> {
 	const { events, inFlight, history, tag } = options;
-	const published = ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', 'benchEvPayIntOne', ...(options.claims ? ['benchEvHttpIntClaim', 'benchEvPayIntClaim'] : [])];
+	const published = ['benchEvHttpStd', 'benchEvHttpInt', 'benchEvPayStd', 'benchEvPayInt', ...(options.claims ? ['benchEvHttpIntClaim', 'benchEvPayIntClaim'] : [])];
 	for (const id of published) await n8n.waitForWebhook(webhookBase.replace(/\/webhook$/, ''), id);
 	const rows: EventRow[] = [];
 	const ids = (label: string, count = events) => Array.from({ length: count }, (_, index) => `${tag}${label}${index}`);

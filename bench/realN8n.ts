@@ -185,6 +185,7 @@ async function measure(setup: string, target: Target, sandboxUrl: string, option
 		large.laterOverFirst = span(times.length - 1000, times.length) / span(0, 1000);
 		const head = Math.min(2000, times.length);
 		large.wholeOverFirst = (times.length / span(0, times.length)) / (head / span(0, head));
+		console.error(`    the whole batch's rows/s over its first ${head}'s (at the sandbox): ${large.wholeOverFirst.toFixed(2)}; its last 1,000 rows' time over its first 1,000's: ${large.laterOverFirst.toFixed(2)}`);
 	}
 	return rows;
 }
