@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it reads the environment); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
- * Issue 38's run at CI size (docs/chaos.md): `npm run chaos -- --internal-only` with 2,000 keyed
+ * The regular-mode chaos run at CI size (docs/chaos.md): `npm run chaos -- --internal-only` with 2,000 keyed
  * internal top-ups on one Payouts Transfer node in regular mode (one `n8n start`, SQLite),
  * Concurrency 5, On Error: Continue, the sandbox booking a repeated internal Transfer ID again (a
  * second send would pay twice), faults on one transfer request in twenty-five plus latency spikes

@@ -3,7 +3,7 @@
  * Exactly once in real n8n (SQLite, one n8n process plus the CLI), as users meet it: the package
  * installed the way n8n installs community packages, workflows run by n8n's CLI and by the server,
  * judged by the sandbox's ledger. The ordinary workflows around the node: a step after it that
- * fails and the batch run again (issue 23, report 1), a weekly top-up whose week 2 failed before the
+ * fails and the batch run again, a weekly top-up whose week 2 failed before the
  * node and was retried (report 2), a paid transfer whose re-send was refused (report 3), webhook
  * events at once (report 4), Retry On Fail, Loop Over Items, Stop, and n8n killed mid-batch.
  * Every test's money has its own Transfer IDs and keys (prefix `eo<n>`), so the ledger names the

@@ -391,7 +391,7 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		expect(sandbox.state().transfers).toHaveLength(90);
 	});
 
-	describe('events, one execution each, on two workers (issue 24)', () => {
+	describe('events, one execution each, on two workers', () => {
 		const post = async (kind: keyof typeof eventWorkflows, eventId: string, amount: number, timeoutMs = 60_000) => {
 			const response = await fetch(`${stack.main.url}/webhook/${eventWorkflows[kind].id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eventId, amount }), signal: AbortSignal.timeout(timeoutMs) });
 			return { status: response.status, item: (response.ok ? await response.json() : await response.text()) as Json };

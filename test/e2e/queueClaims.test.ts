@@ -8,7 +8,7 @@
  * - 200 top-up events each delivered twice (half of the pairs at the same moment): every event paid once;
  * - signed events: unsigned, signed with another secret, expired, stale, another body: refused with
  *   nothing claimed or sent; the same signed request replayed pays nothing more;
- * - what the template once got wrong (issue 39): an event id holding a comma is one value, not two;
+ * - what the template once got wrong: an event id holding a comma is one value, not two;
  *   a delivery with another amount, or another event id that makes the same Transfer ID, is refused
  *   (409 CONFLICT), never answered paid; a Top Up that did not run at all (an http:// Base URL)
  *   answers 503 and gives the claim back, so the next delivery pays; a refusal with nothing sent

@@ -5,8 +5,7 @@
  * execution it remembers what each transfer came to, because n8n 2.41 runs a node again in the
  * same execution (Retry On Fail, also when its first output item carries an error under On Error
  * Continue) and a retry branch hands the rows to a second node: a paid transfer reads
- * ALREADY_SUBMITTED, one without a clear answer reads UNKNOWN, and neither is sent again (issue 38,
- * finding 1). What the claim table does end to end, in queue mode: test/e2e/queueClaims.test.ts.
+ * ALREADY_SUBMITTED, one without a clear answer reads UNKNOWN, and neither is sent again. What the claim table does end to end, in queue mode: test/e2e/queueClaims.test.ts.
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -259,7 +259,7 @@ test('a Dry Run says which rows a real run would not send because this n8n holds
 	]);
 });
 
-describe('a row that needs a person never blocks the others (issue 38, finding 6)', () => {
+describe('a row that needs a person never blocks the others', () => {
 	test('a refusal at item 3: every other row is sent, and the error names item 3 and every row sent with its status, referenceId and utr', async () => {
 		const rows = [row('stop_1'), row('stop_2'), row('stop_3'), row('stop_4', 100, seed.unknownBeneId), row('stop_5')];
 		const { error } = await runNode(standard(), rows, service.credentials());
@@ -328,7 +328,7 @@ describe('a row that needs a person never blocks the others (issue 38, finding 6
 	});
 });
 
-describe('a retry branch: a second Payouts Transfer node on the first one\'s error output (issue 38, finding 3)', () => {
+describe('a retry branch: a second Payouts Transfer node on the first one\'s error output', () => {
 	/** Event -> Top Up -(error output)-> Top Up Again, both internal top-ups the node guards. */
 	function retryBranch(first: Record<string, unknown>, second: Record<string, unknown>) {
 		const nodes = [passThroughNode('Event'), payoutsNode({ ...first, name: 'Top Up', id: 'top-up', errorOutput: true } as never), payoutsNode({ ...second, name: 'Top Up Again', id: 'top-up-again', continueOnFail: true } as never)];

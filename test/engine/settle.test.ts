@@ -164,7 +164,7 @@ describe('a top-up in doubt (the node guards) is never sent again on a guess; th
 });
 
 describe('where the service guards, a row in doubt is sent again unchanged, and no dashboard word has it paid twice', () => {
-	test.each(kinds)("%s: the first request lost before the service, the export's NOT_FOUND, the re-send booked and its answer lost, the same NOT_FOUND again: never 'pay it under a new Transfer ID' (issue 38, finding 2)", async (kind) => {
+	test.each(kinds)("%s: the first request lost before the service, the export's NOT_FOUND, the re-send booked and its answer lost, the same NOT_FOUND again: never 'pay it under a new Transfer ID'", async (kind) => {
 		const node = asTheServiceGuards(kind);
 		const row = payout(`f2_${kind.slice(0, 3)}_1`);
 		service.sandbox.configure({ faults: [{ fault: 'drop-before', times: 1 }] });

@@ -213,7 +213,7 @@ describe('every broken rule of an item at once, with the value given when it is 
 	});
 });
 
-describe('an amount is paid as meant, or refused: at most 2 decimal places in every operation (issue 38, finding 5)', () => {
+describe('an amount is paid as meant, or refused: at most 2 decimal places in every operation', () => {
 	const fromRow = { amount: '={{ $json.amount }}' };
 	test.each([
 		['card, 1.005 typed', card({ amount: '1.005' }), {}, '"1.005"'],

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it reads files and evaluates a template's expression with Node's own means); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * One table of answers to senders (issue 39), in docs/examples.md ("What the sender hears"), used
+ * One table of answers to senders, in docs/examples.md ("What the sender hears"), used
  * by both event templates: their node "Answer by What the Sender Should Do" holds the same
  * expression, and evaluated on an outcome of each row of the table it gives that row's HTTP status
  * and Retry-After. The end-to-end suites meet the rows in real n8n (examplesPublished,

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it reads files with Node's own modules); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * Every message a user can meet has its row in docs/errors.md (issue 39): the texts of the nodes and
+ * Every message a user can meet has its row in docs/errors.md: the texts of the nodes and
  * the credential, found in their sources by test/package/messages.ts, each read by a documented
  * message of the page's "Every message, and what to do" section, and every documented message read
  * as a text of the code (a row for a message the code no longer writes is a stale row).

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it reads files with Node's own modules); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * No two pages give different advice for one status (issue 39). What each status means and what to
+ * No two pages give different advice for one status. What each status means and what to
  * do is one table (docs/nodes/payouts-transfer.md, "What each status means"); every other place a
  * user reads advice (the README, the user pages under docs/, and every text of the examples: their
  * sticky notes and the words their nodes write) may say it shorter, never otherwise. Each rule below
@@ -109,9 +109,9 @@ test('no example says otherwise either, in its sticky notes or in what its nodes
 	expect(examples.flatMap((file) => stringsOf(JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'))).flatMap((text) => contradictions(`examples/${file}`, text)))).toEqual([]);
 });
 
-test('the check finds what it is for (so its silence means something): the reconciliation\'s advice before issue 39, among others', () => {
+test('the check finds what it is for (so its silence means something): the reconciliation\'s advice as it once was, among others', () => {
 	const before = [
-		// examples/reconcile-dashboard.json before issue 39: a card or standard row not paid on the dashboard sent again under its Transfer ID, an option named otherwise than the editor does.
+		// examples/reconcile-dashboard.json as it once was: a card or standard row not paid on the dashboard sent again under its Transfer ID, an option named otherwise than the editor does.
 		"'Not paid on the dashboard (' + $json.dashboardStatus + '): run the row again with the same Transfer ID (card, standard); internal transfer: map this status to Options \u2192 Dashboard Status. Never give it a new Transfer ID.'",
 		'`ERROR`: the service refused it, but it may have been paid.',
 		'`UNKNOWN`: give the row a new Transfer ID and run it again.',

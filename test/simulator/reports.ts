@@ -1,8 +1,8 @@
 /**
  * Reported holes as scripted schedules of the simulator: what the user and n8n do is fixed, the
  * timing of every database step, request and answer comes from the seed, and the user acts on the
- * node's words as user.ts does (literally). Findings 1 to 7 of issue 38 ("Every path a user can
- * reach"), each broke a promise on 65f3c3a (`npm run simulate -- --report 38.N --code 65f3c3a`);
+ * node's words as user.ts does (literally). Reports 38.1 to 38.7 (an outside review's findings 1 to 7),
+ * each broke a promise on 65f3c3a (`npm run simulate -- --report 38.N --code 65f3c3a`);
  * the others are earlier reports kept as scripts, and the reach at the size users run.
  * `npm test` runs each with many seeds (reports.test.ts).
  */
