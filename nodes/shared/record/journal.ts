@@ -41,9 +41,9 @@ const NEAR = 1_000;
  * another process's call that overlapped the write has ended.
  */
 const SETTLING_PER_CALL = 5;
-/** How often a state is made again, and how much further apart each time (settling × 1, 4, 16, 64). */
-const AGAIN_TIMES = 4;
-const AGAIN_SPACING = 4;
+/** How often a state is made again, and how much twice as far apart each time (settling × 1, 2, 4 … 64). */
+const AGAIN_TIMES = 7;
+const AGAIN_SPACING = 2;
 const MIN_SETTLING_MS = 250;
 const CALLS_TIMED = 100;
 const RETRY_AFTER_MS = 50;
