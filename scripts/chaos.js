@@ -36,7 +36,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const n8n = require('./n8n');
+const n8n = require('../harness');
 const queue = require('./queue');
 const { startSandbox, seed: sandboxSeed } = require('../sandbox');
 const { seededRandom } = require('../sandbox/faults');

@@ -8,7 +8,7 @@
  */
 import { finishedExecution, n8n, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
-import type { Sandbox } from '../helpers/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 

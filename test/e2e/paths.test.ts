@@ -28,8 +28,8 @@ import path from 'node:path';
 
 import { example, expectRun, n8n, runInServer, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n, Workflow } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };

@@ -7,8 +7,8 @@ import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { windowsFrom } from '../../nodes/PayoutsIncidentTrigger/incidentEvents';
-import { runPoll, stopEngineTimers } from '../helpers/engine';
-import { useSandbox } from '../helpers/sandbox';
+import { runPoll, stopEngineTimers } from '../../harness/engine';
+import { useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
-const n8n = require('../../scripts/n8n.js');
+const n8n = require('../../harness');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {

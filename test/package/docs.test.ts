@@ -271,7 +271,7 @@ test('every heading of the README before the split is a heading of the README or
 type ExampleNode = { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, unknown> };
 type Example = { id: string; name: string; nodes: ExampleNode[]; file: string };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const harness = require('../../scripts/n8n.js') as { EXAMPLE_IDS: Record<string, string>; EVENT_SIGNING: { name: string; secret: string }; APP_SIGNING: { name: string; secret: string }; signingCredential: (which: unknown) => { name: string; type: string; data: Record<string, string> } };
+const harness = require('../../harness') as { EXAMPLE_IDS: Record<string, string>; EVENT_SIGNING: { name: string; secret: string }; APP_SIGNING: { name: string; secret: string }; signingCredential: (which: unknown) => { name: string; type: string; data: Record<string, string> } };
 /** The example files as shipped (they carry no id), each with the id the harness gives it. */
 const shipped = readdirSync(path.join(root, 'examples'))
 	.filter((file) => file.endsWith('.json'))

@@ -3,7 +3,7 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 // The sandbox stands for the service: plain JavaScript, never importing the nodes.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const sandboxModule = require('../../sandbox') as typeof import('../../sandbox');
+const sandboxModule = require('../sandbox') as typeof import('../sandbox');
 
 export const { seed, triggers, startSandbox } = sandboxModule;
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
