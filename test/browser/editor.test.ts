@@ -249,7 +249,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		expect(operations('payoutsTransfer')).toContain('Custom API Call');
 	});
 
-	// ---- Typing into the fields as a user does (issue 11) ----
+	// ---- Typing into the fields as a user does ----
 
 	/**
 	 * Before a test that looks at what the sandbox received: nothing an earlier test started is
@@ -418,7 +418,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		await closeNdv(ndv);
 	});
 
-	// ---- A new user's first payout (issue 26): import, credential, Dry Run, run, read the routing ----
+	// ---- A new user's first payout: import, credential, Dry Run, run, read the routing ----
 
 	test('first payout: import the CSV example, set the credential, Dry Run sends nothing, the run routes every row by status on the canvas', async () => {
 		await resetSandbox();

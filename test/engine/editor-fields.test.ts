@@ -1,9 +1,9 @@
 /**
- * What the editor's fields hand the node, and what the service then receives (issue 11):
+ * What the editor's fields hand the node, and what the service then receives:
  * the amount is text that is sent exactly as typed or refused, never rounded or clamped, and a
  * number saved by the old number field still works; Network B-only fields stay out of other
  * networks' transfers; Simplify; the trigger's "Fetch Test Event" honours "Trigger On"; an empty
- * credential URL is named as such. Options are shown only where they act (issue 35), by n8n's
+ * credential URL is named as such. Options are shown only where they act, by n8n's
  * own display rules.
  */
 import type { IDataObject, INode, INodeParameters, INodeProperties } from 'n8n-workflow';

@@ -5,7 +5,7 @@
  * after the #), so each node points at a page of its own under docs/nodes/. The README is a front
  * page and the reference lives in docs/: every link between them (relative, or this repository's
  * GitHub address) reaches an existing file and, with a #anchor, a heading of that file; and no
- * heading of the README as it was before the split (issue 18) is lost.
+ * heading of the README as it was before the split is lost.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -205,8 +205,8 @@ test("the README's first payout is at most 6 steps on one page, with the browser
 });
 
 /**
- * Every heading of the README before it became a front page (issue 18): none may be lost. Issue 26
- * put the README in n8n-nodes-starter's order; the headings it renamed are listed under their new
+ * Every heading of the README before it became a front page: none may be lost. The README
+ * now follows n8n-nodes-starter's order; the headings renamed for it are listed under their new
  * names (Quick start: Try it; What this package is: Operations; Install in n8n: Installation;
  * Nodes and parameters: the node pages; Options (every node): Options of the read nodes and the
  * transfer page's Options).
@@ -238,7 +238,7 @@ const HEADINGS_BEFORE_THE_SPLIT = [
 	'Starting it (three ways)',
 	'Seeded data (`seed`, restored by every reset)',
 	'Rules and behaviour',
-	// Renamed (issue 35): users have the service's documentation, not "the document".
+	// Renamed: users have the service's documentation, not "the document".
 	"The sandbox's own error responses (the service's documentation has no row for these)",
 	'HTTP styles',
 	'Fault injection',
@@ -264,7 +264,7 @@ test('every heading of the README before the split is a heading of the README or
 });
 
 /**
- * The examples are what users copy (issue 35): every webhook that can move money authenticates its
+ * The examples are what users copy: every webhook that can move money authenticates its
  * caller with n8n's own Webhook authentication; every example explains itself on the canvas, and
  * docs/examples.md has a section for it with the sticky notes' words.
  */
@@ -438,7 +438,7 @@ test("the signing credentials, as npm start creates them, are the ones docs/exam
 });
 
 /**
- * Pages for users, pages for contributors (issue 35). The user pages (the README, docs/ but for
+ * Pages for users, pages for contributors. The user pages (the README, docs/ but for
  * the contributors' internals, testing and test log, and the node pages) carry no word of the
  * node's mechanism or of this project's history: those live in docs/internals.md.
  */
@@ -463,7 +463,7 @@ const MECHANISM_WORDS: Array<[string, RegExp]> = [
 const COMMIT = /\b(?=[0-9a-f]{7,40}\b)(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/;
 
 /**
- * A claim on a user page is the user's own (issue 34): the Postgres claims table of queue mode, its
+ * A claim on a user page is the user's own: the Postgres claims table of queue mode, its
  * page, template and steps, and the option that relies on it. Those words are not the node's.
  */
 const USERS_CLAIM_WORDS = /Postgres\s+claims?|claims?\s+table|payouts\.claims|Claim\s+Held\s+by\s+an\s+Earlier\s+Step|Claim\s+the\s+Event|Won\s+the\s+Claim|Read\s+the\s+Claim|Answer\s+From\s+the\s+Claim|queue-claim[\w.#-]*|Queue\s+mode\s+claims|Payouts\s+Claims\s+Database|claims\s+in\s+doubt|`claim: held by an earlier step[^`]*`/gi;
@@ -543,7 +543,7 @@ test('the mechanism-word check finds what it is for (so its silence means someth
 });
 
 /**
- * Each promise with its limits is stated once (issue 35): whole in docs/safety.md, short in the
+ * Each promise with its limits is stated once: whole in docs/safety.md, short in the
  * README, and nowhere else (other pages link to them). Each is recognised by the words that say it.
  */
 const PROMISES: Array<[string, RegExp]> = [
@@ -584,7 +584,7 @@ test('the promise check finds a second statement (so its silence means something
 });
 
 /**
- * Every screenshot is used (issue 35): each file under docs/screenshots/ is shown or linked on a
+ * Every screenshot is used: each file under docs/screenshots/ is shown or linked on a
  * page, and each the browser test takes of an example (its canvas, and the panel of each of our
  * node types in it) exists. The exceptions wait for the lead to take them again with the browser
  * suite (`npm run screenshots`): stale ones (the example changed since) are kept unlinked, and new
@@ -623,7 +623,7 @@ test("every screenshot the browser test takes of the examples exists, but for th
 });
 
 /**
- * Editor texts are short (issue 35): every description n8n shows (a node's, a parameter's, an
+ * Editor texts are short: every description n8n shows (a node's, a parameter's, an
  * option's, a credential field's) is at most about 200 characters; the rest is in the docs.
  */
 const MAX_DESCRIPTION = 200;
