@@ -26,12 +26,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { seed } from '../test/helpers/sandbox';
+import { seed } from '../harness/sandbox';
 import { profiled, profilingEnv } from './profile';
 import { startSandboxProcess, waitFor } from './realN8n';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../scripts/n8n.js');
+const n8n = require('../harness');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../scripts/queue.js');
 

@@ -26,12 +26,12 @@ import { eventsBench } from './events';
 import type { EventRow } from './events';
 import { realN8nBench } from './realN8n';
 import type { RealRow } from './realN8n';
-import { payoutsNode, registerNodeType, runWorkflow, stopEngineTimers } from '../test/helpers/engine';
-import type { NodeUnderTest } from '../test/helpers/engine';
-import { seed, startSandbox } from '../test/helpers/sandbox';
+import { payoutsNode, registerNodeType, runWorkflow, stopEngineTimers } from '../harness/engine';
+import type { NodeUnderTest } from '../harness/engine';
+import { seed, startSandbox } from '../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../scripts/n8n.js');
+const n8n = require('../harness');
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 30);
@@ -56,7 +56,7 @@ interface Row {
 
 /**
  * The bench runs n8n's engine in-process from the devDependency n8n-core of the default n8n; the
- * HTTP Request baseline comes from that n8n's own nodes (e2e/n8n-runtime/<default>).
+ * HTTP Request baseline comes from that n8n's own nodes (harness/n8n-runtime/<default>).
  */
 const BASELINE_N8N = n8n.VERSIONS.default;
 

@@ -8,7 +8,7 @@ import type {
 
 /**
  * One credential for the whole service: the bearer token for the payout API and the OAuth client
- * for the verification API. The hosts are fields because production and sandbox hosts differ,
+ * for the verification API. The hosts are fields because the production and test hosts differ,
  * and start empty: no address is right for everyone, and a guessed one fails only when used.
  * (`npm start` creates a credential that points at its local sandbox.)
  */

@@ -17,7 +17,7 @@
  *   internal; the internal top-ups with Options > Service Refuses Repeated Transfer IDs on and the
  *   sandbox refusing a repeated internal Transfer ID (in queue mode the node's own record guards
  *   internal top-ups in one process only: docs/safety.md, "Regular mode and queue mode").
- * - `--internal-only`: issue 38's run, regular mode (one `n8n start`, SQLite, n8n's default): every
+ * - `--internal-only`: the reach run, regular mode (one `n8n start`, SQLite, n8n's default): every
  *   row a keyed internal top-up (a Top-Up Key from the row) on one Payouts Transfer node guarded by
  *   its own record, Concurrency 5, On Error: Continue, the sandbox booking a repeated internal
  *   Transfer ID again (the worst case: a second send pays twice), two SIGKILLs of n8n.
@@ -36,7 +36,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const n8n = require('./n8n');
+const n8n = require('../harness');
 const queue = require('./queue');
 const { startSandbox, seed: sandboxSeed } = require('../sandbox');
 const { seededRandom } = require('../sandbox/faults');
@@ -81,7 +81,7 @@ function batchWorkflow(kinds, rowsPerKind, { concurrency, internalOnly }) {
 		// Keyed by a column. In queue mode the service is the guard (the node's record holds in one process only).
 		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: internalOnly ? common : { ...common, serviceRefusesRepeats: true, retries: 3 } },
 	};
-	// Issue 38's run: Concurrency 5, On Error: Continue, nothing else. The queue-mode run also turns on Retry On Fail.
+	// The reach run's settings: Concurrency 5, On Error: Continue, nothing else. The queue-mode run also turns on Retry On Fail.
 	const settings = internalOnly ? { onError: 'continueRegularOutput' } : { onError: 'continueRegularOutput', retryOnFail: true, maxTries: 2 };
 	const nodes = [{ id: 'chaos-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 200], parameters: {} }];
 	const connections = { Start: { main: [[]] } };

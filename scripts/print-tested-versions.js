@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 'use strict';
 // Prints the "Tested n8n versions" table of docs/testing.md from the last matrix run
-// (e2e/n8n-runtime/tested-versions.json, written by `npm run test:matrix`), so the docs say what
+// (harness/n8n-runtime/tested-versions.json, written by `npm run test:matrix`), so the docs say what
 // was measured, not what someone typed. `--write` puts it into docs/testing.md between its markers.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const RESULTS_FILE = path.join(ROOT, 'e2e', 'n8n-runtime', 'tested-versions.json');
+const RESULTS_FILE = path.join(ROOT, 'harness', 'n8n-runtime', 'tested-versions.json');
 const PAGE = path.join(ROOT, 'docs', 'testing.md');
 const START = '<!-- tested-versions:start -->\n';
 const END = '\n<!-- tested-versions:end -->';
@@ -15,7 +15,7 @@ const END = '\n<!-- tested-versions:end -->';
 const duration = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s` : `${seconds} s`);
 
 function table() {
-	const { default: defaultVersion } = JSON.parse(fs.readFileSync(path.join(ROOT, 'e2e', 'n8n-runtime', 'versions.json'), 'utf8'));
+	const { default: defaultVersion } = JSON.parse(fs.readFileSync(path.join(ROOT, 'harness', 'n8n-runtime', 'versions.json'), 'utf8'));
 	const { suite, runs } = JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8'));
 	const lines = [`| n8n | Node.js | Why this version | End-to-end suite (\`${suite}\`) | Duration | Date |`, '|---|---|---|---|---|---|'];
 	for (const run of runs) {

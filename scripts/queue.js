@@ -17,7 +17,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const n8n = require('./n8n');
+const n8n = require('../harness');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -228,7 +228,7 @@ async function queueJobCounts(stack) {
 
 /**
  * Stops every execution the queue-mode set-up has not finished and waits until nothing runs: n8n
- * lists no unfinished execution (scripts/n8n.js `stopRunningExecutions`), and Bull's queue holds no
+ * lists no unfinished execution (harness/rest.js `stopRunningExecutions`), and Bull's queue holds no
  * job (a worker holds an execution's job until the execution has really ended, stopped or not; a
  * killed worker's job counts until n8n fails it as stalled, up to a minute later). Call it before
  * resetting the sandbox between tests that pay. `idle`: as for stopRunningExecutions. Returns

@@ -8,7 +8,7 @@
  * login. Ctrl-C stops n8n and the sandbox.
  *
  * Which n8n: `npm start -- --n8n <version>` or N8N_VERSION=<version> (one of
- * e2e/n8n-runtime/versions.json; default: the newest there).
+ * harness/n8n-runtime/versions.json; default: the newest there).
  * Which zone the sandbox reads incident windows in (the service's is not documented):
  * `npm start -- --sandbox-timezone Asia/Kolkata` or SANDBOX_TIMEZONE=Asia/Kolkata (default UTC).
  * Environment: N8N_VERSION, N8N_PORT (5678), PAYOUTS_SANDBOX_PORT (5680), SANDBOX_TIMEZONE (UTC), PAYOUTS_N8N_USER_FOLDER
@@ -18,7 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-// `--n8n <version>` / `--n8n=<version>` picks the n8n version, before scripts/n8n.js reads it.
+// `--n8n <version>` / `--n8n=<version>` picks the n8n version, before harness/runtime.js reads it.
 const flag = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
 if (flag >= 0) process.env.N8N_VERSION = process.argv[flag].includes('=') ? process.argv[flag].split('=')[1] : process.argv[flag + 1];
 // `--sandbox-timezone <zone>` / `--sandbox-timezone=<zone>`, else SANDBOX_TIMEZONE, else UTC.
@@ -27,7 +27,7 @@ const SANDBOX_TIMEZONE = (zoneFlag >= 0 ? (process.argv[zoneFlag].includes('=') 
 
 let n8n;
 try {
-	n8n = require('./n8n');
+	n8n = require('../harness');
 } catch (error) {
 	console.error(`[n8n-nodes-payouts] npm start failed: ${error.message}`);
 	process.exit(1);

@@ -3,9 +3,9 @@
 /**
  * `npm run test:matrix [-- <version> ...]`: the end-to-end suite (versions.json's `matrixTests`:
  * test/e2e) on every n8n of
- * e2e/n8n-runtime/versions.json (or on the versions named), one after another, each on its own
+ * harness/n8n-runtime/versions.json (or on the versions named), one after another, each on its own
  * pinned Node (PAYOUTS_NODE=pinned); a version missing from the cache is installed first. Writes the results to
- * e2e/n8n-runtime/tested-versions.json (a row per version; rows of versions not run are kept),
+ * harness/n8n-runtime/tested-versions.json (a row per version; rows of versions not run are kept),
  * rewrites the "Tested n8n versions" table of docs/testing.md from it (scripts/print-tested-versions.js) and
  * exits 1 when a version failed.
  */
@@ -17,7 +17,7 @@ const path = require('node:path');
 // Each version on exactly its pinned Node, even where the machine's would do: tested-versions.json
 // then records the pins, as a package test holds it to versions.json.
 process.env.PAYOUTS_NODE ??= 'pinned';
-const n8n = require('./n8n');
+const n8n = require('../harness');
 const { RESULTS_FILE, writePage } = require('./print-tested-versions');
 
 const minutes = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`);

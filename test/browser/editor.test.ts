@@ -17,8 +17,8 @@ import { chromium } from 'playwright-core';
 
 import { n8n, suiteN8n } from '../helpers/e2e';
 import type { Rest, Server, SuiteN8n } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 import { ensureChromium } from './chromium';
 
 jest.setTimeout(20 * 60 * 1000);

@@ -7,8 +7,8 @@
  */
 import { example, expectRun, n8n, runWithCli, suiteN8n } from '../helpers/e2e';
 import type { Json, SuiteN8n, Workflow } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 

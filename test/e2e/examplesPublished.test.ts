@@ -19,8 +19,8 @@
  */
 import { example, n8n, savedExecution, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SavedExecution, SuiteN8n, Workflow } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 

@@ -14,8 +14,8 @@
  */
 import { example, expectRun, runInServer, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 

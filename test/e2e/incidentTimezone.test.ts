@@ -1,5 +1,5 @@
 /**
- * Issue #19 in real n8n: the service may read the incident query's times ("yyyy-mm-dd hh:mm:ss",
+ * In real n8n: the service may read the incident query's times ("yyyy-mm-dd hh:mm:ss",
  * no zone) in a timezone other than the workflow's. Here the sandbox reads them in India's time
  * (+05:30, set over its HTTP control interface) and n8n runs with its default timezone
  * (America/New_York: GENERIC_TIMEZONE is not set), 10.5 hours behind in November. An incident
@@ -8,7 +8,7 @@
  */
 import { finishedExecution, n8n, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
-import type { Sandbox } from '../helpers/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(20 * 60 * 1000);
 

@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { n8n, runWithCli } from '../helpers/e2e';
-import { seed, startSandbox } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed, startSandbox } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(10 * 60 * 1000);
 

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, child processes, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * The paths an outside review paid twice, in real n8n (`n8n start`, regular mode, SQLite, n8n 2.41.1, which runs a node
+ * The paths by which a row could be paid twice, in real n8n (`n8n start`, regular mode, SQLite, n8n 2.41.1, which runs a node
  * again when its first output item carries an error, also under On Error: Continue), judged by the
  * sandbox's ledger:
  *
@@ -28,8 +28,8 @@ import path from 'node:path';
 
 import { example, expectRun, n8n, runInServer, suiteN8n, until } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n, Workflow } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as { signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> } };

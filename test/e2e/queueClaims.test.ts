@@ -23,11 +23,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { seed, startSandbox } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed, startSandbox } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js');
+const n8n = require('../../harness');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 // The sender's script of the docs (docs/examples.md, "Signed events").

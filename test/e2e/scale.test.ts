@@ -30,8 +30,8 @@ import path from 'node:path';
 
 import { expectRun, n8n, runInServer, suiteN8n } from '../helpers/e2e';
 import type { Json, Rest, SuiteN8n } from '../helpers/e2e';
-import { seed } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(30 * 60 * 1000);
 

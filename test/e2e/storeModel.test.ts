@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n: it reads n8n's SQLite database with the runtime's own sqlite3 */
 /**
- * The simulator's model of n8n's processed-data store (test/simulator/store.ts) checked against
+ * The simulator's model of n8n's processed-data store (harness/processedDataModel.ts) checked against
  * real n8n (the default version, SQLite): one sequence of store calls, made in real n8n by a
  * test-only community node (test/e2e/storeProbe, n8n's own helpers, as the Payouts Transfer
  * node's record calls them) and by the model, must get the same answers and leave the same row
@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { ProcessedDataModel } from '../simulator/store';
+import { ProcessedDataModel } from '../../harness/processedDataModel';
 import { n8n, runWithCli, suiteN8n } from '../helpers/e2e';
 import type { Json, SuiteN8n } from '../helpers/e2e';
 

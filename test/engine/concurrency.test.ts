@@ -2,8 +2,8 @@
  * Bounded concurrency and pacing: several requests in flight, yet output in input order with the
  * right pairing, under random latency; the whole batch is still validated first.
  */
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -9,9 +9,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { passThroughNode, payoutsNode, runNode, runWorkflow, stopEngineTimers } from '../helpers/engine';
-import { store } from '../helpers/processedData';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { passThroughNode, payoutsNode, runNode, runWorkflow, stopEngineTimers } from '../../harness/engine';
+import { store } from '../../harness/processedData';
+import { seed, useSandbox } from '../../harness/sandbox';
 import { booked, expectEachPaidOnce, statuses, transferRequests } from './ledger';
 
 jest.setTimeout(60_000);

@@ -11,8 +11,8 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
-import { runNode, runPoll, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, runPoll, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 const service = useSandbox();
 afterAll(stopEngineTimers);

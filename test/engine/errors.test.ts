@@ -10,9 +10,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { errorRows, findErrorRow } from '../../nodes/shared/outcomes/errors';
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, triggers, useSandbox } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, triggers, useSandbox } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 import { credentialChangesFor, nodeFor, operationsByApi } from '../helpers/triggers';
 import type { TriggerRow } from '../helpers/triggers';
 

@@ -10,9 +10,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { passThroughNode, runNode, runWorkflow, payoutsNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { store } from '../helpers/processedData';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { passThroughNode, runNode, runWorkflow, payoutsNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
+import { store } from '../../harness/processedData';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -11,8 +11,8 @@ import http from 'node:http';
 import { CredentialTestContext } from 'n8n-core';
 
 import { testPayoutsCredential } from '../../nodes/shared/run/credentialTest';
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -10,8 +10,8 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { freshDatabase, runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { freshDatabase, runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { fieldRuleMessages, messages } = require('../../sandbox/service') as { fieldRuleMessages: Set<string>; messages: Record<string, string> };

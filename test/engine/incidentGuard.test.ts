@@ -10,8 +10,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, startSandbox, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, startSandbox, useSandbox } from '../../harness/sandbox';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
 
 afterAll(stopEngineTimers);

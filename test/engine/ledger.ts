@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Sandbox } from '../helpers/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 export interface Booked {
 	transferId: string;

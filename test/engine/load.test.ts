@@ -3,8 +3,8 @@
  * every input is accounted for (outputs plus error items equal inputs), the sandbox's transfer
  * count equals the successes, and no transferId is ever sent twice, with bad rows and faults mixed in.
  */
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 jest.setTimeout(120_000);

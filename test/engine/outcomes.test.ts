@@ -2,8 +2,8 @@
  * Every operation's success and pending outcomes through n8n's engine against the sandbox,
  * in both HTTP styles, with the exact output items a user gets.
  */
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -6,14 +6,14 @@
  * only guard) is refused and nothing is sent; a card or standard transfer (the service refuses a
  * repeat) is sent without a record and says so. The transfers it holds read what it holds, and
  * nothing it held is dropped. The workflow's row is filled through n8n's own store calls with marks
- * n8n counts (test/helpers/processedData.ts), as earlier runs leave them.
+ * n8n counts (harness/processedData.ts), as earlier runs leave them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { ROOM, ROOM_FOR_NEW } from '../../nodes/shared/record/journal';
-import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { heldByRecord, recordSize, storeAtRest, writeIntoRecord } from '../helpers/processedData';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
+import { heldByRecord, recordSize, storeAtRest, writeIntoRecord } from '../../harness/processedData';
+import { seed, useSandbox } from '../../harness/sandbox';
 import { expectEachPaidOnce, statuses, transferRequests } from './ledger';
 
 jest.setTimeout(120_000);

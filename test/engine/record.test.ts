@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code runs in Node under jest, never inside n8n (it waits with Node's timers); this rule guards the code n8n loads (nodes/, credentials/) */
 /**
  * The record of sent transfers (nodes/shared/record/) in n8n's engine, with the simulator's model
- * of n8n 2.41's processed-data store (test/helpers/processedData.ts) as n8n's database and the
+ * of n8n 2.41's processed-data store (harness/processedData.ts) as n8n's database and the
  * sandbox's ledger as the evidence: a transfer is paid at most once; once paid, it reads paid in
  * every later run, also after n8n restarts and from another Payouts Transfer node of the workflow;
  * a row never sent is never in doubt (a refusal, a Stop, a store that cannot be written); a Dry Run
@@ -10,9 +10,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { restartN8n, runNode, runWorkflow, payoutsNode, stopEngineTimers, workflowIdOfTest } from '../helpers/engine';
-import { breakProcessedData, recordSize, store, storeAtRest } from '../helpers/processedData';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { restartN8n, runNode, runWorkflow, payoutsNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
+import { breakProcessedData, recordSize, store, storeAtRest } from '../../harness/processedData';
+import { seed, useSandbox } from '../../harness/sandbox';
 import { booked, expectEachPaidOnce, statusCount, statuses, transferRequests } from './ledger';
 
 jest.setTimeout(120_000);

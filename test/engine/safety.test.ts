@@ -3,8 +3,8 @@
  * not come is an explicit unknown outcome, retries reuse the transferId, reads retry on server
  * faults but never on 4xx. (n8n's Retry On Fail, execution retry and loops: exactlyOnce.test.ts.)
  */
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -2,8 +2,8 @@
  * The bearer token, the client secret, the card token and the cryptogram never appear in an
  * error, an output item or the run data n8n stores, whatever path the run takes.
  */
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

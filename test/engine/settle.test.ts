@@ -15,9 +15,9 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { restartN8n, runNode, stopEngineTimers } from '../helpers/engine';
-import { storeAtRest } from '../helpers/processedData';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { restartN8n, runNode, stopEngineTimers } from '../../harness/engine';
+import { storeAtRest } from '../../harness/processedData';
+import { seed, useSandbox } from '../../harness/sandbox';
 import { booked, dashboardExport, expectEachPaidOnce, statusCount, statuses, transferRequests } from './ledger';
 
 jest.setTimeout(120_000);

@@ -7,8 +7,8 @@ import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.nod
 import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node';
 import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node';
 import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node';
-import { registerNodeType, runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { registerNodeType, runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 

@@ -7,8 +7,8 @@ import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { windowsFrom } from '../../nodes/PayoutsIncidentTrigger/incidentEvents';
-import { runPoll, stopEngineTimers } from '../helpers/engine';
-import { useSandbox } from '../helpers/sandbox';
+import { runPoll, stopEngineTimers } from '../../harness/engine';
+import { useSandbox } from '../../harness/sandbox';
 
 afterAll(stopEngineTimers);
 
@@ -130,7 +130,7 @@ test("windowsFrom reaches 26 hours past both ends, on the workflow's clock, and 
 
 /**
  * The document gives `startTime` and `endTime` as "yyyy-mm-dd hh:mm:ss" without a zone; the node
- * sends them on the workflow's clock, and the service may read them on another (issue #19). The
+ * sends them on the workflow's clock, and the service may read them on another. The
  * sandbox reads them in its `timezone`. Each case polls as n8n does, through the engine, over HTTP.
  */
 describe('a service that reads the query in another timezone', () => {

@@ -6,8 +6,8 @@
 import { DateTime } from 'luxon';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode, stopEngineTimers } from '../helpers/engine';
-import { seed, useSandbox } from '../helpers/sandbox';
+import { runNode, stopEngineTimers } from '../../harness/engine';
+import { seed, useSandbox } from '../../harness/sandbox';
 
 const service = useSandbox();
 afterAll(stopEngineTimers);

@@ -4,17 +4,17 @@
  * folder with the package installed as n8n installs it, the sandbox credential, workflows, and
  * with `server` an `n8n start` ready for the REST routes the tests use), workflow runs as the
  * editor runs them, a saved execution's output, and one-line failure messages.
- * The n8n side lives in scripts/n8n.js (also used by `npm start`); this file types it for the tests.
+ * The n8n side lives in harness/ (also used by `npm start` and the benchmark); this file types it for the tests.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { seed, startSandbox } from './sandbox';
-import type { Sandbox } from './sandbox';
+import { seed, startSandbox } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const n8n = require('../../scripts/n8n.js');
+export const n8n = require('../../harness');
 
 export type Json = Record<string, unknown>;
 export type Rest = ((method: string, route: string, body?: unknown) => Promise<unknown>) & { url: string; cookie: () => string };
@@ -22,7 +22,7 @@ export type Server = { url: string; cookie: string; logFile: string; child: { pi
 export type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
 type RunData = { resultData: { error?: Json; lastNodeExecuted?: string; runData: Record<string, Array<{ error?: Json; data?: { main?: Array<Array<{ json: Json }> | null> } }>> } };
 
-/** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: scripts/n8n.js, EXAMPLE_IDS). */
+/** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: harness/workflows.js, EXAMPLE_IDS). */
 export function example(name: string): Workflow {
 	const file = `${name}.json`;
 	return { id: n8n.EXAMPLE_IDS[file], ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')) };

@@ -4,9 +4,9 @@
  * long is started before the first test, so that it runs while the unit, sandbox, engine and
  * package suites do, instead of inside the first suite that needs it.
  *
- * - The n8n runtime (n8n and its Node, scripts/n8n.js `ensureRuntime`) installs in the background,
+ * - The n8n runtime (n8n and its Node, harness/runtime.js `ensureRuntime`) installs in the background,
  *   in jest's own process; a suite's `ensureRuntime()` waits for it (the install's lock).
- * - The package is built and packed once (scripts/n8n.js `packPackage`, by source hash), also in
+ * - The package is built and packed once (harness/pack.js `packPackage`, by source hash), also in
  *   the background; every suite installs that tarball.
  * - Debian's chromium, postgresql and redis-server, when a selected suite needs them and they are
  *   missing, are installed now (as root, with apt-get), before any suite starts, so that no two
@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js');
+const n8n = require('../../harness');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
 

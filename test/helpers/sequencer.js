@@ -7,14 +7,14 @@
  * first, so that no worker sits waiting for the install while others have work.
  *
  * A suite's length is its duration in jest's cache of the last run, else the figure below
- * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening; the suites of issue 38,
+ * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening; the paths and chaos suites,
  * alone on a machine busy with other work, 2026-11-28), else a guess from its size.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
-const n8n = require('../../scripts/n8n.js');
+const n8n = require('../../harness');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {

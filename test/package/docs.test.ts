@@ -205,8 +205,8 @@ test("the README's first payout is at most 6 steps on one page, with the browser
 });
 
 /**
- * Every heading of the README before it became a front page: none may be lost.
- * The README follows n8n-nodes-starter's order; the headings it renamed are listed under their new
+ * Every heading of the README before it became a front page: none may be lost. The README
+ * now follows n8n-nodes-starter's order; the headings renamed for it are listed under their new
  * names (Quick start: Try it; What this package is: Operations; Install in n8n: Installation;
  * Nodes and parameters: the node pages; Options (every node): Options of the read nodes and the
  * transfer page's Options).
@@ -271,7 +271,7 @@ test('every heading of the README before the split is a heading of the README or
 type ExampleNode = { name: string; type: string; parameters?: Record<string, unknown>; credentials?: Record<string, unknown> };
 type Example = { id: string; name: string; nodes: ExampleNode[]; file: string };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const harness = require('../../scripts/n8n.js') as { EXAMPLE_IDS: Record<string, string>; EVENT_SIGNING: { name: string; secret: string }; APP_SIGNING: { name: string; secret: string }; signingCredential: (which: unknown) => { name: string; type: string; data: Record<string, string> } };
+const harness = require('../../harness') as { EXAMPLE_IDS: Record<string, string>; EVENT_SIGNING: { name: string; secret: string }; APP_SIGNING: { name: string; secret: string }; signingCredential: (which: unknown) => { name: string; type: string; data: Record<string, string> } };
 /** The example files as shipped (they carry no id), each with the id the harness gives it. */
 const shipped = readdirSync(path.join(root, 'examples'))
 	.filter((file) => file.endsWith('.json'))

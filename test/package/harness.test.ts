@@ -5,7 +5,7 @@ import * as path from 'path';
 
 // The end-to-end harness's reading of an `n8n execute` that a signal ended (docs/testing.md, n8n's hiccups).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js') as {
+const n8n = require('../../harness') as {
 	executeWorkflow: (id: string, env: NodeJS.ProcessEnv, options: { runtime: { nodeBin: string; n8nScript: string } }) => Promise<{ code: number; run: { data: { resultData: { error?: unknown } } } }>;
 };
 

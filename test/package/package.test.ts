@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import packageJson from '../../package.json';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { withBuildLock } = require('../../scripts/n8n.js') as { withBuildLock: <T>(action: () => Promise<T>) => Promise<T> };
+const { withBuildLock } = require('../../harness') as { withBuildLock: <T>(action: () => Promise<T>) => Promise<T> };
 
 const run = promisify(execFile);
 const root = `${__dirname}/../..`;
@@ -58,14 +58,14 @@ test("docs/testing.md's tested n8n versions are the last matrix run's, one row p
 	const printer = require('../../scripts/print-tested-versions.js') as { PAGE: string; RESULTS_FILE: string; table: () => string; pageTable: () => string | undefined };
 	expect(printer.PAGE.endsWith('/docs/testing.md')).toBe(true);
 	expect(printer.pageTable()).toBe(printer.table());
-	const versions = JSON.parse(readFileSync(`${root}/e2e/n8n-runtime/versions.json`, 'utf8')) as { default: string; versions: Array<{ n8n: string; node: string }> };
+	const versions = JSON.parse(readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8')) as { default: string; versions: Array<{ n8n: string; node: string }> };
 	const { runs } = JSON.parse(readFileSync(printer.RESULTS_FILE, 'utf8')) as { runs: Array<{ n8n: string; node: string }> };
 	expect(runs.map((run) => [run.n8n, run.node])).toEqual(versions.versions.map((entry) => [entry.n8n, entry.node]));
 	expect(versions.versions.map((entry) => entry.n8n)).toContain(versions.default);
 });
 
 test('engines.node is the lowest Node that a tested n8n runs on', () => {
-	const versions = JSON.parse(readFileSync(`${root}/e2e/n8n-runtime/versions.json`, 'utf8')) as { versions: Array<{ node: string }> };
+	const versions = JSON.parse(readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8')) as { versions: Array<{ node: string }> };
 	const lowest = versions.versions.map((entry) => entry.node.split('.').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])[0];
 	expect(packageJson.engines.node).toBe(`>=${lowest[0]}.${lowest[1]}`);
 });

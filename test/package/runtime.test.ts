@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, files and the environment); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
- * Which Node runs n8n for `npm start` and `npm test` (scripts/node-runtime.js `chooseNode`), on
+ * Which Node runs n8n for `npm start` and `npm test` (harness/node-runtime.js `chooseNode`), on
  * every platform, from this machine: nothing is downloaded. The machine's Node when n8n accepts
  * it, else the pinned Node from the registry package of the platform; Windows and other
  * platforms get a message saying what to do.
@@ -12,20 +12,20 @@ type Choice = { use?: 'machine' | 'registry'; package?: string; version?: string
 type Inputs = { platform: string; arch: string; machineNode?: string; n8nVersion: string; pinnedNode: string; platformPins?: Record<string, string | null>; acceptedRanges: Record<string, string>; pinnedOnly?: boolean };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { chooseNode, satisfies, REGISTRY_PLATFORMS } = require('../../scripts/node-runtime.js') as {
+const { chooseNode, satisfies, REGISTRY_PLATFORMS } = require('../../harness/node-runtime.js') as {
 	chooseNode: (inputs: Inputs) => Choice;
 	satisfies: (version: string, range: string) => boolean;
 	REGISTRY_PLATFORMS: string[];
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const n8n = require('../../scripts/n8n.js') as {
+const n8n = require('../../harness') as {
 	acceptedNodeRanges: (specDir: string) => Record<string, string>;
 	runtimeFor: (version: string) => { specDir: string; nodeVersion: string; systemNode: boolean; nodePackage?: string; nodeDir: string; nodeBin: string; nodeError?: string };
 	ensureNode: (runtime: { nodeError?: string }) => Promise<void>;
 };
 
 const root = path.join(__dirname, '..', '..');
-const VERSIONS = JSON.parse(readFileSync(path.join(root, 'e2e', 'n8n-runtime', 'versions.json'), 'utf8')) as {
+const VERSIONS = JSON.parse(readFileSync(path.join(root, 'harness', 'n8n-runtime', 'versions.json'), 'utf8')) as {
 	default: string;
 	versions: Array<{ n8n: string; node: string; nodeByPlatform?: Record<string, string | null> }>;
 };
@@ -128,7 +128,7 @@ test('a range it cannot read throws, rather than guess', () => {
 });
 
 test("each n8n's accepted Node ranges come from its spec lockfile: n8n's engines.node and its native modules' (1.123.81's isolated-vm needs more than n8n says)", () => {
-	const ranges = Object.fromEntries(VERSIONS.versions.map((row) => [row.n8n, n8n.acceptedNodeRanges(path.join(root, 'e2e', 'n8n-runtime', row.n8n))]));
+	const ranges = Object.fromEntries(VERSIONS.versions.map((row) => [row.n8n, n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n))]));
 	expect(ranges).toEqual({
 		'2.41.1': { n8n: '>=24.0.0', 'isolated-vm': '>=24.0.0' },
 		'2.35.7': { n8n: '>=22.22', 'isolated-vm': '>=22.0.0' },
@@ -137,8 +137,8 @@ test("each n8n's accepted Node ranges come from its spec lockfile: n8n's engines
 	});
 });
 
-describe.each(VERSIONS.versions.map((row) => [row.n8n, row] as const))('n8n %s in e2e/n8n-runtime/versions.json', (version, row) => {
-	const acceptedRanges = n8n.acceptedNodeRanges(path.join(root, 'e2e', 'n8n-runtime', version));
+describe.each(VERSIONS.versions.map((row) => [row.n8n, row] as const))('n8n %s in harness/n8n-runtime/versions.json', (version, row) => {
+	const acceptedRanges = n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', version));
 
 	test.each(REGISTRY_PLATFORMS)('on %s the Node it fetches is one n8n and its native modules accept', (target) => {
 		const [platform, arch] = target.split('-');
@@ -155,7 +155,7 @@ describe.each(VERSIONS.versions.map((row) => [row.n8n, row] as const))('n8n %s i
 
 test("this Linux x64 machine's Node 20.20.2: the registry's linux-x64 Node for the n8n versions that need 22 or 24, its own for 2.8.4", () => {
 	const chosen = VERSIONS.versions.map((row) => {
-		const choice = chooseNode({ platform: 'linux', arch: 'x64', machineNode: '20.20.2', n8nVersion: row.n8n, pinnedNode: row.node, platformPins: row.nodeByPlatform, acceptedRanges: n8n.acceptedNodeRanges(path.join(root, 'e2e', 'n8n-runtime', row.n8n)) });
+		const choice = chooseNode({ platform: 'linux', arch: 'x64', machineNode: '20.20.2', n8nVersion: row.n8n, pinnedNode: row.node, platformPins: row.nodeByPlatform, acceptedRanges: n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n)) });
 		return [row.n8n, choice.use === 'machine' ? 'machine' : `${choice.package}@${choice.version}`];
 	});
 	expect(chosen).toEqual([

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 
-import { seed, startSandbox } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed, startSandbox } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 const paths = ['/payout/v1/cardpay', '/payout/v1.2/requestTransfer', '/payout/v1/internalTransfer'];
 

@@ -6,8 +6,8 @@
  */
 import net from 'node:net';
 
-import { seed, startSandbox, triggers } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed, startSandbox, triggers } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 type Trigger = (typeof triggers)[number];
 

@@ -4,8 +4,8 @@
  * has a trigger, and every trigger, sent over real HTTP to a freshly reset sandbox, gets the
  * answer it names, in both HTTP styles.
  */
-import { seed, startSandbox, triggers } from '../helpers/sandbox';
-import type { Sandbox } from '../helpers/sandbox';
+import { seed, startSandbox, triggers } from '../../harness/sandbox';
+import type { Sandbox } from '../../harness/sandbox';
 
 type Trigger = (typeof triggers)[number];
 

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 
-import { hashOf, ProcessedDataModel } from './store';
+import { hashOf, ProcessedDataModel } from '../../harness/processedDataModel';
 
 const context = { workflow: { id: 'w1', active: true }, node: { id: 'n1' } } as never;
 

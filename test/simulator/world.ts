@@ -28,8 +28,8 @@ import type { WireAnswer, WireRequest } from './n8n';
 import type { Operation, Verdict } from './service';
 import { PayoutsServiceModel } from './service';
 import type { NodeSetup } from './settings';
-import { ProcessedDataModel } from './store';
-import type { StoreCall } from './store';
+import { ProcessedDataModel } from '../../harness/processedDataModel';
+import type { StoreCall } from '../../harness/processedDataModel';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const WORKFLOW_ID = 'simWorkflow1';

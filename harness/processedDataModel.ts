@@ -3,7 +3,7 @@
  * A model of n8n's processed-data store, built from n8n 2.41.1's own code (`DeduplicationHelper`,
  * mode `entries`, as n8n's npm package ships it: dist/deduplication/deduplication-helper.js; the
  * repository's source of other versions differs), for the simulator (world.ts) and the engine
- * tests (test/helpers/engine.ts). test/e2e/storeModel.test.ts checks it against real n8n.
+ * tests (harness/engine.ts). test/e2e/storeModel.test.ts checks it against real n8n.
  *
  * What n8n does, and so what this does:
  * - one row per workflow and context (`n:<node id>` for scope `node`, '' for scope `workflow`),

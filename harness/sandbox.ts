@@ -1,9 +1,13 @@
-/** One real sandbox server per test file, reset to its seeded state before every test. */
+/**
+ * The sandbox (sandbox/, the local imitation of the payouts service) for TypeScript: its seed,
+ * trigger table and server for the benchmark and the tests, and `useSandbox`, one real sandbox
+ * server per jest test file, reset to its seeded state before every test.
+ */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 // The sandbox stands for the service: plain JavaScript, never importing the nodes.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const sandboxModule = require('../../sandbox') as typeof import('../../sandbox');
+const sandboxModule = require('../sandbox') as typeof import('../sandbox');
 
 export const { seed, triggers, startSandbox } = sandboxModule;
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;

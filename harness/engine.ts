@@ -28,13 +28,13 @@ import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workfl
 
 // Explicit .ts: next to each X.node.ts lies its codex X.node.json, which a resolver that tries
 // .json before .ts (tsx, used by the benchmark) would load instead.
-import { PayoutsApi } from '../../credentials/PayoutsApi.credentials.ts';
-import { PayoutsBeneficiary } from '../../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node.ts';
-import { PayoutsIncident } from '../../nodes/PayoutsIncident/PayoutsIncident.node.ts';
-import { PayoutsIncidentTrigger } from '../../nodes/PayoutsIncidentTrigger/PayoutsIncidentTrigger.node.ts';
-import { PayoutsOAuth } from '../../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
-import { PayoutsPaylink } from '../../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
-import { PayoutsTransfer } from '../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
+import { PayoutsApi } from '../credentials/PayoutsApi.credentials.ts';
+import { PayoutsBeneficiary } from '../nodes/PayoutsBeneficiary/PayoutsBeneficiary.node.ts';
+import { PayoutsIncident } from '../nodes/PayoutsIncident/PayoutsIncident.node.ts';
+import { PayoutsIncidentTrigger } from '../nodes/PayoutsIncidentTrigger/PayoutsIncidentTrigger.node.ts';
+import { PayoutsOAuth } from '../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
+import { PayoutsPaylink } from '../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
+import { PayoutsTransfer } from '../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
 import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 
@@ -71,7 +71,7 @@ for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new Payouts
 /**
  * n8n restarted (a crash, a deploy): what the package's nodes kept in this process's memory (the
  * answers they heard, their journals, what each execution sent) is gone; n8n's database (the
- * processed-data store of test/helpers/processedData.ts) is kept. From here on the workflows run a
+ * processed-data store of harness/processedData.ts) is kept. From here on the workflows run a
  * fresh load of the package's code, as a new n8n process would; n8n's own packages stay as they are.
  */
 export function restartN8n() {
@@ -79,7 +79,7 @@ export function restartN8n() {
 	jest.isolateModules(() => {
 		jest.doMock('n8n-workflow', () => workflowPackage);
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const { PayoutsTransfer: Restarted } = require('../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts') as typeof import('../../nodes/PayoutsTransfer/PayoutsTransfer.node.ts');
+		const { PayoutsTransfer: Restarted } = require('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts') as typeof import('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts');
 		registerNodeType('payoutsTransfer', new Restarted());
 	});
 }

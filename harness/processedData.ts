@@ -1,6 +1,6 @@
 /**
  * n8n's processed-data store for the in-process engine: the simulator's model of it
- * (test/simulator/store.ts, built from n8n 2.41.1's code and checked against real n8n), each
+ * (harness/processedDataModel.ts, built from n8n 2.41.1's code and checked against real n8n), each
  * database step a turn of the event loop, as a real database call is. In real n8n the CLI backs
  * `checkProcessedAndRecord` with its database; n8n-core only holds the service that forwards to
  * the store it is given. The engine tests run the node's real record on it; the simulator runs
@@ -9,8 +9,8 @@
 import { DataDeduplicationService } from 'n8n-core';
 import type { ICheckProcessedContextData, ICheckProcessedOptions } from 'n8n-workflow';
 
-import { MAX_ENTRIES } from '../../nodes/shared/record/journal';
-import { ProcessedDataModel } from '../simulator/store';
+import { MAX_ENTRIES } from '../nodes/shared/record/journal';
+import { ProcessedDataModel } from './processedDataModel';
 
 /** n8n's database, as the engine tests' n8n process sees it. */
 export const store = new ProcessedDataModel();

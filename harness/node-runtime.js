@@ -1,7 +1,7 @@
 'use strict';
 /**
- * Which Node runs a pinned n8n (scripts/n8n.js `runtimeFor`): the machine's own when n8n accepts
- * it, else the version pinned in e2e/n8n-runtime/versions.json from the npm registry package built
+ * Which Node runs a pinned n8n (harness/runtime.js `runtimeFor`): the machine's own when n8n accepts
+ * it, else the version pinned in harness/n8n-runtime/versions.json from the npm registry package built
  * for this platform (`node-<platform>-<arch>`: the binary and its headers, no install script).
  * Pure, so test/package/runtime.test.ts can cover every platform on any machine.
  */
