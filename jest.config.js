@@ -9,7 +9,8 @@
  */
 const os = require('node:os');
 
-const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+const cores =
+	typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 
 module.exports = {
 	testEnvironment: 'node',

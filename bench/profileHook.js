@@ -19,7 +19,10 @@ if (dir) {
 	const session = new inspector.Session();
 	session.connect();
 	let name;
-	const post = (method) => new Promise((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+	const post = (method) =>
+		new Promise((resolve, reject) =>
+			session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+		);
 	process.on('SIGUSR2', () => {
 		if (name === undefined) {
 			name = fs.readFileSync(path.join(dir, 'next'), 'utf8').trim();

@@ -19,7 +19,8 @@ export class PayoutsApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:payouts.svg', dark: 'file:payouts.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-payouts/n8n-nodes-payouts/blob/main/docs/credentials.md';
+	documentationUrl =
+		'https://github.com/n8n-nodes-payouts/n8n-nodes-payouts/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{
@@ -47,14 +48,16 @@ export class PayoutsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. https://verification-api.example.com',
-			description: 'Base address of the OAuth token API. Only the Payouts OAuth node uses it: leave it empty if you do not use that node.',
+			description:
+				'Base address of the OAuth token API. Only the Payouts OAuth node uses it: leave it empty if you do not use that node.',
 		},
 		{
 			displayName: 'Client ID',
 			name: 'clientId',
 			type: 'string',
 			default: '',
-			description: 'OAuth client ID from the merchant dashboard (one-click app). Only the Payouts OAuth node uses it.',
+			description:
+				'OAuth client ID from the merchant dashboard (one-click app). Only the Payouts OAuth node uses it.',
 		},
 		{
 			displayName: 'Client Secret',
@@ -82,9 +85,15 @@ export class PayoutsApi implements ICredentialType {
 	 * A field, not a method: n8n copies the credential's own properties when it decides which nodes
 	 * get "Custom API Call", and a method on the prototype would not be seen there.
 	 */
-	authenticate = async (credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> => ({
+	authenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => ({
 		...requestOptions,
-		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+		headers: {
+			...requestOptions.headers,
+			Authorization: `Bearer ${String(credentials.accessToken ?? '')}`,
+		},
 	});
 
 	// Test: every node names its test function (testedBy: nodes/shared/run/credentialTest.ts), which

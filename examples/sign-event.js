@@ -19,17 +19,25 @@ const crypto = require('node:crypto');
 /** How long a signature is good for, in seconds: the templates refuse anything signed longer ago. */
 const LIFETIME_SECONDS = 300;
 
-const base64url = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const base64url = (value) =>
+	Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /**
  * The token for `body` (an object, sent as its JSON, or the exact text to send): `Bearer <token>`
  * goes in the Authorization header. `now` (milliseconds) is for tests of stale signatures.
  */
 function signature(body, secret, { now = Date.now(), lifetimeSeconds = LIFETIME_SECONDS } = {}) {
-	if (!secret) throw new Error('No signing secret: set PAYOUTS_SIGNING_SECRET to the secret of the credential "Payouts Event Signing"');
+	if (!secret)
+		throw new Error(
+			'No signing secret: set PAYOUTS_SIGNING_SECRET to the secret of the credential "Payouts Event Signing"',
+		);
 	const text = typeof body === 'string' ? body : JSON.stringify(body);
 	const iat = Math.floor(now / 1000);
-	const claims = { iat, exp: iat + lifetimeSeconds, body_sha256: crypto.createHash('sha256').update(text, 'utf8').digest('hex') };
+	const claims = {
+		iat,
+		exp: iat + lifetimeSeconds,
+		body_sha256: crypto.createHash('sha256').update(text, 'utf8').digest('hex'),
+	};
 	const unsigned = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(claims)}`;
 	return `${unsigned}.${crypto.createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }
@@ -37,7 +45,13 @@ function signature(body, secret, { now = Date.now(), lifetimeSeconds = LIFETIME_
 /** The request to send: the body as text and its headers (content type and the signature). */
 function signEvent(body, secret, options) {
 	const text = typeof body === 'string' ? body : JSON.stringify(body);
-	return { body: text, headers: { 'content-type': 'application/json', authorization: `Bearer ${signature(text, secret, options)}` } };
+	return {
+		body: text,
+		headers: {
+			'content-type': 'application/json',
+			authorization: `Bearer ${signature(text, secret, options)}`,
+		},
+	};
 }
 
 module.exports = { signEvent, signature, LIFETIME_SECONDS };
@@ -45,7 +59,9 @@ module.exports = { signEvent, signature, LIFETIME_SECONDS };
 if (require.main === module) {
 	const body = process.argv[2];
 	if (body === undefined) {
-		process.stderr.write("usage: PAYOUTS_SIGNING_SECRET=<secret> node examples/sign-event.js '<the exact body>'\n");
+		process.stderr.write(
+			"usage: PAYOUTS_SIGNING_SECRET=<secret> node examples/sign-event.js '<the exact body>'\n",
+		);
 		process.exit(2);
 	}
 	try {

@@ -31,7 +31,15 @@ function run(command, args, options = {}) {
 		child.stdout?.on('data', (chunk) => (output += chunk));
 		child.stderr?.on('data', (chunk) => (output += chunk));
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} exited with code ${code}\n${output.slice(-4000)}`))));
+		child.on('close', (code) =>
+			code === 0
+				? resolve(output)
+				: reject(
+						new Error(
+							`${command} ${args.join(' ')} exited with code ${code}\n${output.slice(-4000)}`,
+						),
+					),
+		);
 	});
 }
 

@@ -61,10 +61,21 @@ if (typeof beforeEach === 'function') beforeEach(freshDatabase);
 
 /** Node classes by the type name n8n gives them when the package is installed. */
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {};
-export function registerNodeType(name: string, node: INodeType | IVersionedNodeType, packageName = PACKAGE) {
+export function registerNodeType(
+	name: string,
+	node: INodeType | IVersionedNodeType,
+	packageName = PACKAGE,
+) {
 	nodeClasses[`${packageName}.${name}`] = node;
 }
-for (const node of [new PayoutsTransfer(), new PayoutsBeneficiary(), new PayoutsIncident(), new PayoutsPaylink(), new PayoutsOAuth(), new PayoutsIncidentTrigger()]) {
+for (const node of [
+	new PayoutsTransfer(),
+	new PayoutsBeneficiary(),
+	new PayoutsIncident(),
+	new PayoutsPaylink(),
+	new PayoutsOAuth(),
+	new PayoutsIncidentTrigger(),
+]) {
 	registerNodeType(node.description.name, node);
 }
 
@@ -78,8 +89,9 @@ export function restartN8n() {
 	const workflowPackage: unknown = jest.requireActual('n8n-workflow');
 	jest.isolateModules(() => {
 		jest.doMock('n8n-workflow', () => workflowPackage);
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const { PayoutsTransfer: Restarted } = require('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts') as typeof import('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts');
+		const { PayoutsTransfer: Restarted } =
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			require('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts') as typeof import('../nodes/PayoutsTransfer/PayoutsTransfer.node.ts');
 		registerNodeType('payoutsTransfer', new Restarted());
 	});
 }
@@ -109,13 +121,23 @@ registerNodeType('noOp', noOp, 'n8n-nodes-base');
 
 /** The workflow's first step, handing the input items to the node connected after it. */
 export function passThroughNode(name: string): INode {
-	return { id: `noop-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+	return {
+		id: `noop-${name}`,
+		name,
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 }
 
 const nodeTypes: INodeTypes = {
 	getByName: (type) => nodeClasses[type] ?? lookup(type),
 	getByNameAndVersion: (type, version) => lookup(type, version),
-	getKnownTypes: () => Object.fromEntries(Object.keys(nodeClasses).map((type) => [type, { className: type, sourcePath: '' }])),
+	getKnownTypes: () =>
+		Object.fromEntries(
+			Object.keys(nodeClasses).map((type) => [type, { className: type, sourcePath: '' }]),
+		),
 };
 function lookup(type: string, version?: number): INodeType {
 	const node = nodeClasses[type];
@@ -127,9 +149,16 @@ function lookup(type: string, version?: number): INodeType {
 const credentialTypes: Record<string, ICredentialType> = { payoutsApi: new PayoutsApi() };
 
 /** Resolves "={{$credentials.x}}" in a generic authenticate block, as n8n's own helper does. */
-function resolveCredentialExpression(value: string, credentials: ICredentialDataDecryptedObject): string {
+function resolveCredentialExpression(
+	value: string,
+	credentials: ICredentialDataDecryptedObject,
+): string {
 	if (!value.startsWith('=')) return value;
-	return value.slice(1).replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
+	return value
+		.slice(1)
+		.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) =>
+			String(credentials[key] ?? ''),
+		);
 }
 
 class TestCredentialsHelper extends ICredentialsHelper {
@@ -149,7 +178,11 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const authenticate = credentialTypes[typeName]?.authenticate;
 		if (authenticate === undefined) return requestOptions;
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
@@ -168,7 +201,11 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		throw new Error('not used by these nodes');
 	}
 
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: unknown,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		const found = this.data[type];
 		if (!found) throw new Error(`No test credentials of type ${type}`);
 		return found;
@@ -188,7 +225,14 @@ export interface WorkflowRun {
 	/** Output items of a node (first run, first output). */
 	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
 	/** The error that stopped the run, if any. */
-	error: (Error & { description?: string; httpCode?: string | null; context?: IDataObject; node?: INode }) | undefined;
+	error:
+		| (Error & {
+				description?: string;
+				httpCode?: string | null;
+				context?: IDataObject;
+				node?: INode;
+		  })
+		| undefined;
 }
 
 export interface RunWorkflowOptions {
@@ -208,7 +252,11 @@ export interface RunWorkflowOptions {
 	onStart?: (stop: () => void) => void;
 }
 
-function additionalDataFor(credentials: Record<string, ICredentialDataDecryptedObject>, executionId: string, hooks?: ExecutionLifecycleHooks): IWorkflowExecuteAdditionalData {
+function additionalDataFor(
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+	executionId: string,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper: new TestCredentialsHelper(credentials),
 		hooks,
@@ -246,7 +294,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	});
 	const executionId = options.executionId ?? String(++executionCounter);
 	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, { id: options.workflowId ?? workflowIdOfTest(), name: 'engine test', nodes: options.nodes, connections: options.connections ?? {}, active: false, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		id: options.workflowId ?? workflowIdOfTest(),
+		name: 'engine test',
+		nodes: options.nodes,
+		connections: options.connections ?? {},
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		activeVersionId: null,
+	} as never);
 	let finish!: (run: IRun) => void;
 	const finished = new Promise<IRun>((resolve) => (finish = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
@@ -256,17 +314,28 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const first = options.nodes[0];
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node: first, data: { main: [(options.input ?? [{}]).map((json) => ({ json }))] }, source: null }],
+			nodeExecutionStack: [
+				{
+					node: first,
+					data: { main: [(options.input ?? [{}]).map((json) => ({ json }))] },
+					source: null,
+				},
+			],
 		},
 	});
 
-	const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+	const execution = new WorkflowExecute(
+		additionalData,
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	options.onStart?.(() => execution.cancel());
 	await execution;
 	const run = await finished;
 	return {
 		run,
-		output: (nodeName, outputIndex = 0) => run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
+		output: (nodeName, outputIndex = 0) =>
+			run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
 		error: run.data.resultData.error as WorkflowRun['error'],
 	};
 }
@@ -299,14 +368,34 @@ export function payoutsNode(node: NodeUnderTest): INode {
 		credentials: { payoutsApi: { id: '1', name: 'Payouts account' } },
 		...(node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		...(node.errorOutput ? { onError: 'continueErrorOutput' as const } : {}),
-		...(node.retryOnFail ? { retryOnFail: true, maxTries: node.maxTries ?? 2, waitBetweenTries: node.waitBetweenTries ?? 0 } : {}),
+		...(node.retryOnFail
+			? {
+					retryOnFail: true,
+					maxTries: node.maxTries ?? 2,
+					waitBetweenTries: node.waitBetweenTries ?? 0,
+				}
+			: {}),
 	};
 }
 
 /** Runs one of our nodes over the given input items. */
-export async function runNode(node: NodeUnderTest, input: IDataObject[], credentials: ICredentialDataDecryptedObject, extra: Partial<RunWorkflowOptions> = {}) {
-	const result = await runWorkflow({ nodes: [payoutsNode(node)], input, credentials: { payoutsApi: credentials }, ...extra });
-	return { ...result, items: result.output(node.name ?? 'Payouts'), errorItems: result.output(node.name ?? 'Payouts', 1) };
+export async function runNode(
+	node: NodeUnderTest,
+	input: IDataObject[],
+	credentials: ICredentialDataDecryptedObject,
+	extra: Partial<RunWorkflowOptions> = {},
+) {
+	const result = await runWorkflow({
+		nodes: [payoutsNode(node)],
+		input,
+		credentials: { payoutsApi: credentials },
+		...extra,
+	});
+	return {
+		...result,
+		items: result.output(node.name ?? 'Payouts'),
+		errorItems: result.output(node.name ?? 'Payouts', 1),
+	};
 }
 
 /** n8n-core keeps a 60 s timer alive after first use; stop it so jest can exit. */
@@ -321,11 +410,38 @@ export function stopEngineTimers() {
 export async function runPoll(
 	parameters: Record<string, unknown>,
 	credentials: ICredentialDataDecryptedObject,
-	options: { staticData?: IDataObject; mode?: 'trigger' | 'manual'; timezone?: string; typeVersion?: number } = {},
+	options: {
+		staticData?: IDataObject;
+		mode?: 'trigger' | 'manual';
+		timezone?: string;
+		typeVersion?: number;
+	} = {},
 ) {
-	const node = payoutsNode({ type: 'payoutsIncidentTrigger', name: 'Incident Trigger', parameters, typeVersion: options.typeVersion });
-	const workflow = new Workflow({ id: 'poll-test', nodes: [node], connections: {}, nodeTypes, active: true, settings: { timezone: options.timezone ?? 'UTC' }, staticData: options.staticData ? JSON.parse(JSON.stringify(options.staticData)) : {} });
-	const context = new PollContext(workflow, node, additionalDataFor({ payoutsApi: credentials }, String(++executionCounter)), options.mode ?? 'trigger', 'activate');
+	const node = payoutsNode({
+		type: 'payoutsIncidentTrigger',
+		name: 'Incident Trigger',
+		parameters,
+		typeVersion: options.typeVersion,
+	});
+	const workflow = new Workflow({
+		id: 'poll-test',
+		nodes: [node],
+		connections: {},
+		nodeTypes,
+		active: true,
+		settings: { timezone: options.timezone ?? 'UTC' },
+		staticData: options.staticData ? JSON.parse(JSON.stringify(options.staticData)) : {},
+	});
+	const context = new PollContext(
+		workflow,
+		node,
+		additionalDataFor({ payoutsApi: credentials }, String(++executionCounter)),
+		options.mode ?? 'trigger',
+		'activate',
+	);
 	const result = await lookup(node.type).poll!.call(context);
-	return { items: result?.[0] ?? [], staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject };
+	return {
+		items: result?.[0] ?? [],
+		staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,
+	};
 }

@@ -48,7 +48,8 @@ async function takeLock(lockDir, what) {
 				fs.rmSync(lockDir, { recursive: true, force: true });
 				continue;
 			}
-			if (waited % 30 === 0) log(`Waiting for another process (pid ${owner || '?'}) that is ${what}…`);
+			if (waited % 30 === 0)
+				log(`Waiting for another process (pid ${owner || '?'}) that is ${what}…`);
 			await sleep(1000);
 		}
 	}

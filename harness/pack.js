@@ -17,7 +17,9 @@ function sourceHash() {
 	const hash = crypto.createHash('sha256');
 	const walk = (dir) => {
 		if (!fs.existsSync(dir)) return;
-		for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+		for (const entry of fs
+			.readdirSync(dir, { withFileTypes: true })
+			.sort((a, b) => a.name.localeCompare(b.name))) {
 			const full = path.join(dir, entry.name);
 			if (entry.isDirectory()) walk(full);
 			else {
@@ -28,7 +30,13 @@ function sourceHash() {
 	};
 	walk(path.join(ROOT, 'nodes'));
 	walk(path.join(ROOT, 'credentials'));
-	for (const file of ['package.json', 'index.js', 'tsconfig.json', 'tsconfig.build.json', 'gulpfile.js']) {
+	for (const file of [
+		'package.json',
+		'index.js',
+		'tsconfig.json',
+		'tsconfig.build.json',
+		'gulpfile.js',
+	]) {
 		if (fs.existsSync(path.join(ROOT, file))) hash.update(fs.readFileSync(path.join(ROOT, file)));
 	}
 	return hash.digest('hex');
@@ -39,7 +47,10 @@ function sourceHash() {
  * must not read it while another build (a package test, a parallel suite) writes it.
  */
 async function withBuildLock(action) {
-	const lockDir = path.join(os.tmpdir(), `n8n-nodes-payouts-build-${crypto.createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+	const lockDir = path.join(
+		os.tmpdir(),
+		`n8n-nodes-payouts-build-${crypto.createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`,
+	);
 	return await withLock(lockDir, `building this package (npm run build in ${ROOT})`, action);
 }
 
@@ -54,7 +65,8 @@ const PACK_CACHE = path.join(os.tmpdir(), 'n8n-nodes-payouts-packs');
 async function packPackage(destination) {
 	const hash = sourceHash().slice(0, 20);
 	const cached = path.join(PACK_CACHE, hash);
-	const tarballIn = (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).find((file) => file.endsWith('.tgz')) : undefined);
+	const tarballIn = (dir) =>
+		fs.existsSync(dir) ? fs.readdirSync(dir).find((file) => file.endsWith('.tgz')) : undefined;
 	const tarball = await withBuildLock(async () => {
 		const found = tarballIn(cached);
 		if (found) {
@@ -62,16 +74,23 @@ async function packPackage(destination) {
 			fs.utimesSync(cached, now, now);
 			return path.join(cached, found);
 		}
-		await run('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		await run('npm', ['run', '--silent', 'build'], {
+			cwd: ROOT,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		fs.mkdirSync(PACK_CACHE, { recursive: true });
 		const staging = fs.mkdtempSync(path.join(PACK_CACHE, '.staging-'));
-		await run('npm', ['pack', '--silent', '--pack-destination', staging], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		await run('npm', ['pack', '--silent', '--pack-destination', staging], {
+			cwd: ROOT,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		if (!tarballIn(staging)) throw new Error(`npm pack left no tarball in ${staging}`);
 		fs.rmSync(cached, { recursive: true, force: true });
 		fs.renameSync(staging, cached);
 		for (const entry of fs.readdirSync(PACK_CACHE)) {
 			const dir = path.join(PACK_CACHE, entry);
-			if (entry !== hash && Date.now() - fs.statSync(dir).mtimeMs > 24 * 3600 * 1000) fs.rmSync(dir, { recursive: true, force: true });
+			if (entry !== hash && Date.now() - fs.statSync(dir).mtimeMs > 24 * 3600 * 1000)
+				fs.rmSync(dir, { recursive: true, force: true });
 		}
 		return path.join(cached, tarballIn(cached));
 	});
@@ -91,7 +110,12 @@ async function installPackage(userFolder, { reuse = false } = {}) {
 	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 	const marker = path.join(nodesDir, `.${PACKAGE_NAME}.source-hash`);
 	const hash = sourceHash();
-	if (reuse && fs.existsSync(path.join(target, 'package.json')) && fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) {
+	if (
+		reuse &&
+		fs.existsSync(path.join(target, 'package.json')) &&
+		fs.existsSync(marker) &&
+		fs.readFileSync(marker, 'utf8') === hash
+	) {
 		return { target, reused: true };
 	}
 	fs.mkdirSync(nodesDir, { recursive: true });
@@ -104,18 +128,33 @@ async function installPackage(userFolder, { reuse = false } = {}) {
 		execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
 		const manifestPath = path.join(target, 'package.json');
 		manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
+			delete manifest[field];
 		fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-		await run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'], {
-			cwd: target,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		await run(
+			'npm',
+			[
+				'install',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+			],
+			{
+				cwd: target,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
 	// n8n's own record of installed community packages lives in nodes/package.json.
 	const nodesManifest = path.join(nodesDir, 'package.json');
-	const installed = fs.existsSync(nodesManifest) ? JSON.parse(fs.readFileSync(nodesManifest, 'utf8')) : { name: 'installed-nodes', private: true, dependencies: {} };
+	const installed = fs.existsSync(nodesManifest)
+		? JSON.parse(fs.readFileSync(nodesManifest, 'utf8'))
+		: { name: 'installed-nodes', private: true, dependencies: {} };
 	installed.dependencies = { ...installed.dependencies, [PACKAGE_NAME]: manifest.version };
 	fs.writeFileSync(nodesManifest, JSON.stringify(installed, null, 2));
 	fs.writeFileSync(marker, hash);

@@ -39,7 +39,9 @@ function reservePort(port) {
 			if (!reservePort.cleanup) {
 				reservePort.cleanup = true;
 				process.on('exit', () => {
-					for (const taken of handedOut) if (fs.existsSync(path.join(PORTS_DIR, String(taken)))) fs.rmSync(path.join(PORTS_DIR, String(taken)), { force: true });
+					for (const taken of handedOut)
+						if (fs.existsSync(path.join(PORTS_DIR, String(taken))))
+							fs.rmSync(path.join(PORTS_DIR, String(taken)), { force: true });
 				});
 			}
 			return true;
@@ -61,7 +63,11 @@ function reservePort(port) {
 /** The kernel's range for outgoing connections' local ports: a port from it can be taken by any client before n8n listens. */
 function ephemeralRange() {
 	try {
-		const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+		const [low, high] = fs
+			.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+			.trim()
+			.split(/\s+/)
+			.map(Number);
 		if (low > 0 && high >= low) return [low, high];
 	} catch {
 		// not Linux
@@ -84,7 +90,8 @@ function canListen(port) {
  * another live process of this package handed out (`PORTS_DIR`).
  */
 async function freePort(preferred = 0) {
-	const take = async (port) => !handedOut.has(port) && (await canListen(port)) && reservePort(port) && handedOut.add(port);
+	const take = async (port) =>
+		!handedOut.has(port) && (await canListen(port)) && reservePort(port) && handedOut.add(port);
 	if (preferred && (await take(preferred))) return preferred;
 	const [low, high] = ephemeralRange();
 	const [from, to] = low > 12000 ? [10000, low] : [high + 1, 65536];
@@ -139,7 +146,12 @@ function listenerPid(port) {
 /** A process's command line, for a message. */
 function commandOf(pid) {
 	try {
-		return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 300);
+		return fs
+			.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+			.split('\0')
+			.join(' ')
+			.trim()
+			.slice(0, 300);
 	} catch {
 		return '(gone)';
 	}

@@ -39,7 +39,9 @@ export function breakProcessedData(error: Error) {
  * transfers in (scope `workflow`), reached with n8n's own store calls and the options the node
  * uses, as another n8n process (or an earlier run) would reach it.
  */
-const rowOf = (workflowId: string): ICheckProcessedContextData => ({ workflow: { id: workflowId, active: false } });
+const rowOf = (workflowId: string): ICheckProcessedContextData => ({
+	workflow: { id: workflowId, active: false },
+});
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
 
 /** How many marks the workflow's record holds: n8n's read-only count, the one the node reads. */
@@ -54,7 +56,12 @@ export async function writeIntoRecord(workflowId: string, marks: string[]): Prom
 
 /** Which of `marks` the workflow's record holds. n8n's store can only ask by recording: the ones it did not hold are forgotten again at once. */
 export async function heldByRecord(workflowId: string, marks: string[]): Promise<string[]> {
-	const { processed, new: added } = await store.checkProcessedAndRecord(marks, 'workflow', rowOf(workflowId), OPTIONS);
+	const { processed, new: added } = await store.checkProcessedAndRecord(
+		marks,
+		'workflow',
+		rowOf(workflowId),
+		OPTIONS,
+	);
 	await store.removeProcessed(added, 'workflow', rowOf(workflowId), OPTIONS);
 	return processed.map(String);
 }

@@ -24,7 +24,14 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
 
 export type Step = 'findOne' | 'insert' | 'update';
 
@@ -89,17 +96,24 @@ export interface StoreCall {
 	count?: number;
 }
 
-export const hashOf = (value: DeduplicationItemTypes) => createHash('md5').update(value.toString()).digest('base64');
+export const hashOf = (value: DeduplicationItemTypes) =>
+	createHash('md5').update(value.toString()).digest('base64');
 
-export function rowKey(scope: DeduplicationScope, { workflow, node }: ICheckProcessedContextData): string {
-	if (scope === 'node' && !node) throw new Error("No node information has been provided and so cannot use scope 'node'");
+export function rowKey(
+	scope: DeduplicationScope,
+	{ workflow, node }: ICheckProcessedContextData,
+): string {
+	if (scope === 'node' && !node)
+		throw new Error("No node information has been provided and so cannot use scope 'node'");
 	return `${String(workflow.id)}|${scope === 'node' ? `n:${node?.id}` : ''}`;
 }
 
 /** n8n refuses a second insert of the same row (its primary key: workflow id and context). */
 export class DuplicateRowError extends Error {
 	constructor(row: string) {
-		super(`SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context (${row})`);
+		super(
+			`SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context (${row})`,
+		);
 	}
 }
 
@@ -113,20 +127,32 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	by?: () => string | undefined;
 	now: () => number = () => Date.now();
 
-	constructor(private readonly pace: Pace = async () => await new Promise((resolve) => setImmediate(resolve))) {}
+	constructor(
+		private readonly pace: Pace = async () => await new Promise((resolve) => setImmediate(resolve)),
+	) {}
 
-	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
 		const call = this.begin('check', scope, context, items);
 		const read = await this.findOne(call);
 		if (read && read.mode !== options.mode) {
 			this.done(call, read);
-			throw new Error('Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter.');
+			throw new Error(
+				'Deduplication data was originally saved with an incompatible setting of the ‘Keep Items Where’ parameter.',
+			);
 		}
-		if (options.mode !== 'entries') throw new Error(`The model holds mode 'entries' only (asked: ${options.mode})`);
+		if (options.mode !== 'entries')
+			throw new Error(`The model holds mode 'entries' only (asked: ${options.mode})`);
 		const hashed = items.map(hashOf);
 		if (!read) {
 			// All items are new; n8n keeps only the last maxEntries of them (duplicates included).
-			const data = options.maxEntries ? hashed.slice(Math.max(0, hashed.length - options.maxEntries)) : hashed;
+			const data = options.maxEntries
+				? hashed.slice(Math.max(0, hashed.length - options.maxEntries))
+				: hashed;
 			await this.write(call, 'insert', undefined, () => data);
 			call.processed = [];
 			return { new: items, processed: [] };
@@ -146,16 +172,24 @@ export class ProcessedDataModel implements IDataDeduplicator {
 				data.push(hash);
 				held.add(hash);
 			}
-			if (options.maxEntries) for (const dropped of data.splice(0, Math.max(0, data.length - options.maxEntries))) held.delete(dropped);
+			if (options.maxEntries)
+				for (const dropped of data.splice(0, Math.max(0, data.length - options.maxEntries)))
+					held.delete(dropped);
 			return data;
 		});
 		call.processed = result.processed.map(String);
 		return result;
 	}
 
-	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
+	async removeProcessed(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<void> {
 		const call = this.begin('remove', scope, context, items);
-		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
+		if (options.mode !== 'entries')
+			throw new Error('Removing processed data is not possible in mode "latest"');
 		const read = await this.findOne(call);
 		if (!read) return;
 		await this.write(call, 'update', read, (data, held) => {
@@ -169,14 +203,22 @@ export class ProcessedDataModel implements IDataDeduplicator {
 		});
 	}
 
-	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+	async clearAllProcessedItems(
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+	): Promise<void> {
 		this.rows.delete(rowKey(scope, context));
 	}
 
-	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
+	async getProcessedDataCount(
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<number> {
 		const call = this.begin('count', scope, context, []);
 		const read = await this.findOne(call);
-		call.count = read !== undefined && options.mode === "entries" ? this.dataAt(call.row, read).length : 0;
+		call.count =
+			read !== undefined && options.mode === 'entries' ? this.dataAt(call.row, read).length : 0;
 		this.done(call, read);
 		return call.count;
 	}
@@ -189,7 +231,13 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	/** Values written into a node's row at once, as an earlier process left them (a test's set-up). */
 	seed(workflowId: string, nodeId: string, values: string[]) {
 		const key = `${workflowId}|n:${nodeId}`;
-		const row: Stored = this.rows.get(key) ?? { mode: 'entries', data: [], held: new Counts(), version: 0, readers: new Map() };
+		const row: Stored = this.rows.get(key) ?? {
+			mode: 'entries',
+			data: [],
+			held: new Counts(),
+			version: 0,
+			readers: new Map(),
+		};
 		for (const hash of values.map(hashOf)) {
 			if (row.held.has(hash)) continue;
 			row.data.push(hash);
@@ -211,8 +259,19 @@ export class ProcessedDataModel implements IDataDeduplicator {
 		this.failure = undefined;
 	}
 
-	private begin(kind: StoreCall['kind'], scope: DeduplicationScope, context: ICheckProcessedContextData, items: DeduplicationItemTypes[]): StoreCall {
-		const call: StoreCall = { kind, row: rowKey(scope, context), values: items.map(String), by: this.by?.(), startedAt: this.now() };
+	private begin(
+		kind: StoreCall['kind'],
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+		items: DeduplicationItemTypes[],
+	): StoreCall {
+		const call: StoreCall = {
+			kind,
+			row: rowKey(scope, context),
+			values: items.map(String),
+			by: this.by?.(),
+			startedAt: this.now(),
+		};
 		this.calls.push(call);
 		if (this.failure) throw this.failure;
 		return call;
@@ -233,7 +292,9 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	/** The row's data as a call read it: the row itself if no write came since, else the copy kept for it. */
 	private dataAt(key: string, read: NonNullable<Read>): string[] {
 		const row = this.rows.get(key) as Stored;
-		return row.version === read.version ? row.data : (row.readers.get(read.version)?.data as string[]);
+		return row.version === read.version
+			? row.data
+			: (row.readers.get(read.version)?.data as string[]);
 	}
 
 	/** A call that read the row is done with what it read. */
@@ -250,13 +311,24 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	 * later version's row is replaced by it, as n8n's update does; other calls that read the version
 	 * being replaced keep a copy of it.
 	 */
-	private async write(call: StoreCall, step: 'insert' | 'update', read: Read, change: (data: string[], held: Counts) => string[]) {
+	private async write(
+		call: StoreCall,
+		step: 'insert' | 'update',
+		read: Read,
+		change: (data: string[], held: Counts) => string[],
+	) {
 		await this.pace(step, call);
 		call.wroteAt = this.now();
 		if (step === 'insert') {
 			if (this.rows.has(call.row)) throw new DuplicateRowError(call.row);
 			const data = change([], new Counts());
-			this.rows.set(call.row, { mode: 'entries', data, held: new Counts(data), version: 1, readers: new Map() });
+			this.rows.set(call.row, {
+				mode: 'entries',
+				data,
+				held: new Counts(data),
+				version: 1,
+				readers: new Map(),
+			});
 			return;
 		}
 		const row = this.rows.get(call.row);

@@ -26,25 +26,35 @@ async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
 		for (;;) {
 			let response;
 			try {
-				response = await fetch(`${url}/rest${route}`, { method, headers: { cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+				response = await fetch(`${url}/rest${route}`, {
+					method,
+					headers: { cookie, 'content-type': 'application/json' },
+					body: body === undefined ? undefined : JSON.stringify(body),
+				});
 			} catch (error) {
 				if (method === 'GET' && networkError(error) && Date.now() < deadline) {
 					await sleep(500);
 					continue;
 				}
-				throw new Error(`${method} ${route}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
+				throw new Error(
+					`${method} ${route}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`,
+				);
 			}
 			const text = await response.text();
 			const refused = sessionRefused(response, text);
 			if (refused && !renewed) {
-				console.warn(`n8n refused the session on ${method} ${route} (${refused}): signing in again`);
+				console.warn(
+					`n8n refused the session on ${method} ${route} (${refused}): signing in again`,
+				);
 				cookie = await ensureOwner(url);
 				renewed = true;
 				continue;
 			}
 			if (response.ok) return text ? JSON.parse(text).data : undefined;
-			const notReady = (response.status === 404 && NOT_MOUNTED.test(text)) || STARTING_UP.test(text);
-			if (!notReady || Date.now() > deadline) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
+			const notReady =
+				(response.status === 404 && NOT_MOUNTED.test(text)) || STARTING_UP.test(text);
+			if (!notReady || Date.now() > deadline)
+				throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 500)}`);
 			await sleep(500);
 		}
 	}
@@ -61,13 +71,22 @@ async function restClient(url, { cookie: given, notReadySeconds = 60 } = {}) {
 async function waitForWebhook(url, path_, { method = 'POST', timeoutSeconds = 60, child } = {}) {
 	const route = `${url}/webhook/${path_.replace(/^\//, '')}`;
 	let last = '';
-	await waitFor(`the production webhook ${method} /webhook/${path_}`, async () => {
-		const response = await fetch(route, { method: 'OPTIONS', headers: { origin: url, 'access-control-request-method': method } });
-		const allowed = (response.headers.get('access-control-allow-methods') ?? '').split(',').map((entry) => entry.trim());
-		last = `HTTP ${response.status}, allowed: ${allowed.join(', ') || 'none'}`;
-		await response.arrayBuffer();
-		return allowed.includes(method);
-	}, { timeoutSeconds, child }).catch((error) => {
+	await waitFor(
+		`the production webhook ${method} /webhook/${path_}`,
+		async () => {
+			const response = await fetch(route, {
+				method: 'OPTIONS',
+				headers: { origin: url, 'access-control-request-method': method },
+			});
+			const allowed = (response.headers.get('access-control-allow-methods') ?? '')
+				.split(',')
+				.map((entry) => entry.trim());
+			last = `HTTP ${response.status}, allowed: ${allowed.join(', ') || 'none'}`;
+			await response.arrayBuffer();
+			return allowed.includes(method);
+		},
+		{ timeoutSeconds, child },
+	).catch((error) => {
 		throw new Error(`${error.message} (${last})`);
 	});
 }
@@ -80,7 +99,9 @@ async function unfinishedExecutions(rest) {
 	const filter = encodeURIComponent(JSON.stringify({ status: UNFINISHED }));
 	const page = await rest('GET', `/executions?filter=${filter}&limit=100`);
 	const results = Array.isArray(page) ? page : (page?.results ?? []);
-	return results.filter((execution) => UNFINISHED.includes(execution.status)).map(({ id, workflowId, mode, status }) => ({ id: String(id), workflowId, mode, status }));
+	return results
+		.filter((execution) => UNFINISHED.includes(execution.status))
+		.map(({ id, workflowId, mode, status }) => ({ id: String(id), workflowId, mode, status }));
 }
 
 /**
@@ -96,20 +117,33 @@ async function unfinishedExecutions(rest) {
  */
 async function stopRunningExecutions(rest, { timeoutSeconds = 120, idle } = {}) {
 	const stopped = new Map();
-	await waitFor('n8n to finish or stop every execution', async () => {
-		const running = await unfinishedExecutions(rest);
-		if (!running.length) return true;
-		for (const execution of running) {
-			if (stopped.has(execution.id)) continue;
-			stopped.set(execution.id, execution);
-			await rest('POST', `/executions/${execution.id}/stop`).catch((error) => {
-				// Finished between the listing and the stop: nothing left to stop.
-				if (!/not found|Only running or waiting executions can be stopped|could not be found/i.test(error.message)) throw error;
-			});
-		}
-		return false;
-	}, { timeoutSeconds, intervalMs: 300 });
-	if (idle) await waitFor('the service to see the stopped executions end', idle, { timeoutSeconds, intervalMs: 100 });
+	await waitFor(
+		'n8n to finish or stop every execution',
+		async () => {
+			const running = await unfinishedExecutions(rest);
+			if (!running.length) return true;
+			for (const execution of running) {
+				if (stopped.has(execution.id)) continue;
+				stopped.set(execution.id, execution);
+				await rest('POST', `/executions/${execution.id}/stop`).catch((error) => {
+					// Finished between the listing and the stop: nothing left to stop.
+					if (
+						!/not found|Only running or waiting executions can be stopped|could not be found/i.test(
+							error.message,
+						)
+					)
+						throw error;
+				});
+			}
+			return false;
+		},
+		{ timeoutSeconds, intervalMs: 300 },
+	);
+	if (idle)
+		await waitFor('the service to see the stopped executions end', idle, {
+			timeoutSeconds,
+			intervalMs: 100,
+		});
 	return [...stopped.values()];
 }
 

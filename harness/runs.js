@@ -22,9 +22,13 @@ async function executeWorkflow(id, env, { runtime = RUNTIME } = {}) {
 	try {
 		run = parseExecuteOutput(result.stdout);
 	} catch {
-		throw new Error(`n8n execute --id=${id} was ended by ${result.signal} before it printed its result; its stdout:\n${result.stdout.slice(-2000)}\nits stderr:\n${result.stderr.slice(-2000)}`);
+		throw new Error(
+			`n8n execute --id=${id} was ended by ${result.signal} before it printed its result; its stdout:\n${result.stdout.slice(-2000)}\nits stderr:\n${result.stderr.slice(-2000)}`,
+		);
 	}
-	console.warn(`n8n execute --id=${id} was ended by ${result.signal} after it printed its whole result; the result is read as the run's`);
+	console.warn(
+		`n8n execute --id=${id} was ended by ${result.signal} after it printed its whole result; the result is read as the run's`,
+	);
 	return { code: run.data?.resultData?.error ? 1 : 0, run };
 }
 
@@ -63,7 +67,9 @@ function runDataOf(result) {
 }
 
 const clip = (text, length = 160) => {
-	const flat = String(text ?? '').replace(/\s+/g, ' ').trim();
+	const flat = String(text ?? '')
+		.replace(/\s+/g, ' ')
+		.trim();
 	return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
 };
 
@@ -71,7 +77,9 @@ const clip = (text, length = 160) => {
 function transferIdFamily(transferId) {
 	const id = String(transferId ?? '');
 	if (!id) return '(no Transfer ID)';
-	return id.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, '<uuid>').replace(/\d+$/, '#');
+	return id
+		.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, '<uuid>')
+		.replace(/\d+$/, '#');
 }
 
 /**
@@ -89,10 +97,17 @@ function describeLedger(ledger) {
 		families.set(family, (families.get(family) ?? 0) + 1);
 		seen.set(transfer.transferId, (seen.get(transfer.transferId) ?? 0) + 1);
 	}
-	const twice = [...seen].filter(([id, count]) => id && count > 1).map(([id, count]) => `${id} ×${count}`);
-	const parts = [`ledger: ${transfers.length} transfer${transfers.length === 1 ? '' : 's'} (${[...families].map(([family, count]) => `${family} ${count}`).join(', ')})`];
+	const twice = [...seen]
+		.filter(([id, count]) => id && count > 1)
+		.map(([id, count]) => `${id} ×${count}`);
+	const parts = [
+		`ledger: ${transfers.length} transfer${transfers.length === 1 ? '' : 's'} (${[...families].map(([family, count]) => `${family} ${count}`).join(', ')})`,
+	];
 	if (twice.length) parts.push(`paid more than once: ${clip(twice.join(', '), 200)}`);
-	if (transfers.length <= 6) parts.push(`rows: ${transfers.map((transfer) => `${transfer.transferId || '?'} ${transfer.amount}`).join(', ')}`);
+	if (transfers.length <= 6)
+		parts.push(
+			`rows: ${transfers.map((transfer) => `${transfer.transferId || '?'} ${transfer.amount}`).join(', ')}`,
+		);
 	return parts.join('; ');
 }
 
@@ -114,7 +129,9 @@ function describeExecution(result, { ledger } = {}) {
 		parts.push(`run data unreadable: ${clip(error.message)}`);
 	}
 	const error = resultData?.error;
-	const errorText = error ? `${error.name ?? 'Error'}: ${clip(error.message, 200)}${error.description ? ` (${clip(error.description, 200)})` : ''}${error.node?.name ? ` in node '${error.node.name}'` : ''}` : 'no error';
+	const errorText = error
+		? `${error.name ?? 'Error'}: ${clip(error.message, 200)}${error.description ? ` (${clip(error.description, 200)})` : ''}${error.node?.name ? ` in node '${error.node.name}'` : ''}`
+		: 'no error';
 	parts.unshift(`execution${status ? ` (${status})` : ''}: ${errorText}`);
 	const byNode = [];
 	for (const [node, tasks] of Object.entries(resultData?.runData ?? {})) {
@@ -134,11 +151,23 @@ function describeExecution(result, { ledger } = {}) {
 				}
 			}
 		}
-		if (counts.size) byNode.push(`${node}: ${[...counts].map(([key, count]) => `${key} ${count}`).join(', ')}${firstBad ? ` (${firstBad})` : ''}`);
+		if (counts.size)
+			byNode.push(
+				`${node}: ${[...counts].map(([key, count]) => `${key} ${count}`).join(', ')}${firstBad ? ` (${firstBad})` : ''}`,
+			);
 	}
-	parts.push(`node output by status: ${byNode.length ? byNode.join('; ') : resultData ? 'no item with a status' : 'no run data'}`);
+	parts.push(
+		`node output by status: ${byNode.length ? byNode.join('; ') : resultData ? 'no item with a status' : 'no run data'}`,
+	);
 	if (ledger !== undefined) parts.push(describeLedger(ledger));
 	return parts.join('; ');
 }
 
-module.exports = { executeWorkflow, parseExecuteOutput, flatted, runDataOf, describeExecution, describeLedger };
+module.exports = {
+	executeWorkflow,
+	parseExecuteOutput,
+	flatted,
+	runDataOf,
+	describeExecution,
+	describeLedger,
+};

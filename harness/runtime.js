@@ -29,7 +29,8 @@ const RUNTIME_SPECS = path.join(__dirname, 'n8n-runtime');
 const VERSIONS = JSON.parse(fs.readFileSync(path.join(RUNTIME_SPECS, 'versions.json'), 'utf8'));
 
 /** Where runtimes live: reused by every clone on this machine (and by CI runs on it). */
-const CACHE_DIR = process.env.PAYOUTS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'n8n-nodes-payouts');
+const CACHE_DIR =
+	process.env.PAYOUTS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'n8n-nodes-payouts');
 
 /** The native modules n8n needs and that npm installs unbuilt: sqlite3 always, isolated-vm where n8n has it (the expression engine). */
 const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
@@ -63,7 +64,10 @@ function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 		);
 	}
 	const selected = version === (process.env.N8N_VERSION || VERSIONS.default);
-	const dir = selected && process.env.N8N_RUNTIME_DIR ? path.resolve(process.env.N8N_RUNTIME_DIR) : path.join(CACHE_DIR, `n8n-${version}`);
+	const dir =
+		selected && process.env.N8N_RUNTIME_DIR
+			? path.resolve(process.env.N8N_RUNTIME_DIR)
+			: path.join(CACHE_DIR, `n8n-${version}`);
 	const specDir = path.join(RUNTIME_SPECS, version);
 	const acceptedRanges = acceptedNodeRanges(specDir);
 	const choice = chooseNode({
@@ -80,7 +84,14 @@ function runtimeFor(version = process.env.N8N_VERSION || VERSIONS.default) {
 	const systemNode = choice.use === 'machine';
 	const nodeVersion = choice.version ?? entry.node;
 	// The Node's folder: its headers (include/node) for native rebuilds, its bin/ first on PATH.
-	const nodeDir = systemNode ? path.dirname(path.dirname(process.execPath)) : path.join(CACHE_DIR, `node-${nodeVersion}`, 'node_modules', choice.package ?? 'node-unavailable');
+	const nodeDir = systemNode
+		? path.dirname(path.dirname(process.execPath))
+		: path.join(
+				CACHE_DIR,
+				`node-${nodeVersion}`,
+				'node_modules',
+				choice.package ?? 'node-unavailable',
+			);
 	const nodeBin = systemNode ? process.execPath : path.join(nodeDir, 'bin', 'node');
 	return {
 		version,
@@ -108,7 +119,10 @@ const N8N_BIN = RUNTIME.n8nBin;
 
 /** `env` with the runtime's Node first on PATH (n8n's `#!/usr/bin/env node`, npm, node-gyp). */
 function withNodePath(env, runtime) {
-	return { ...env, PATH: [runtime.nodeBinDir, env.PATH ?? process.env.PATH].filter(Boolean).join(path.delimiter) };
+	return {
+		...env,
+		PATH: [runtime.nodeBinDir, env.PATH ?? process.env.PATH].filter(Boolean).join(path.delimiter),
+	};
 }
 
 /** The environment for installing a runtime: its Node first on PATH, its headers for native builds. */
@@ -119,13 +133,18 @@ function installEnv(runtime) {
 
 function specHash(runtime = RUNTIME) {
 	const hash = crypto.createHash('sha256');
-	for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(runtime.specDir, file)));
+	for (const file of ['package.json', 'package-lock.json'])
+		hash.update(fs.readFileSync(path.join(runtime.specDir, file)));
 	return hash.digest('hex');
 }
 
 function runtimeReady(runtime = RUNTIME) {
 	const stamp = path.join(runtime.dir, '.installed');
-	return fs.existsSync(runtime.n8nScript) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === specHash(runtime);
+	return (
+		fs.existsSync(runtime.n8nScript) &&
+		fs.existsSync(stamp) &&
+		fs.readFileSync(stamp, 'utf8') === specHash(runtime)
+	);
 }
 
 /** npm install from the lockfile, with a progress line (packages fetched of the lockfile's total) instead of silence. */
@@ -148,16 +167,29 @@ async function npmInstallWithProgress(runtime) {
 			// msgpackr-extract-darwin-arm64@3.0.7), so the lockfile cannot list them and `npm ci`
 			// refuses it as out of sync. `npm install` with the lockfile installs the same tree.
 			// No install scripts: the two native modules n8n needs are built next, on purpose.
-			const child = spawn('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http'], { cwd: dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] });
+			const child = spawn(
+				'npm',
+				['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=http'],
+				{ cwd: dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] },
+			);
 			const onData = (chunk) => {
 				const text = chunk.toString();
-				fetched = Math.min(total, fetched + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length);
+				fetched = Math.min(
+					total,
+					fetched + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length,
+				);
 				tail = (tail + text).slice(-6000);
 			};
 			child.stdout.on('data', onData);
 			child.stderr.on('data', onData);
 			child.on('error', reject);
-			child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`npm install of n8n ${runtime.version} failed with code ${code}:\n${tail}`))));
+			child.on('close', (code) =>
+				code === 0
+					? resolve()
+					: reject(
+							new Error(`npm install of n8n ${runtime.version} failed with code ${code}:\n${tail}`),
+						),
+			);
 		});
 	} finally {
 		clearInterval(timer);
@@ -168,14 +200,20 @@ async function npmInstallWithProgress(runtime) {
 
 /** The native modules (NATIVE_MODULES) this n8n has. */
 function nativeModules(runtime) {
-	return NATIVE_MODULES.filter((name) => fs.existsSync(path.join(runtime.dir, 'node_modules', name, 'package.json')));
+	return NATIVE_MODULES.filter((name) =>
+		fs.existsSync(path.join(runtime.dir, 'node_modules', name, 'package.json')),
+	);
 }
 
 /** Does each native module load in the runtime's Node? */
 function brokenNativeModules(runtime) {
 	return nativeModules(runtime).filter((name) => {
 		try {
-			execFileSync(runtime.nodeBin, ['-e', `require(${JSON.stringify(name)})`], { cwd: runtime.dir, stdio: 'ignore', env: withNodePath(npmEnv(), runtime) });
+			execFileSync(runtime.nodeBin, ['-e', `require(${JSON.stringify(name)})`], {
+				cwd: runtime.dir,
+				stdio: 'ignore',
+				env: withNodePath(npmEnv(), runtime),
+			});
 			return false;
 		} catch {
 			return true;
@@ -187,11 +225,20 @@ async function buildNativeModules(runtime) {
 	for (const name of brokenNativeModules(runtime)) {
 		// sqlite3 compiles from source (its prebuilt binaries are not on the registry): about 2.5
 		// minutes of compiler output, shown only if the build fails.
-		log(`Building ${name} for n8n ${runtime.version} on Node ${runtime.nodeVersion}${name === 'sqlite3' ? ' (about 2 to 3 minutes)' : ''}…`);
-		await run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts'], { cwd: runtime.dir, env: installEnv(runtime), stdio: ['ignore', 'pipe', 'pipe'] });
+		log(
+			`Building ${name} for n8n ${runtime.version} on Node ${runtime.nodeVersion}${name === 'sqlite3' ? ' (about 2 to 3 minutes)' : ''}…`,
+		);
+		await run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts'], {
+			cwd: runtime.dir,
+			env: installEnv(runtime),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 	}
 	const broken = brokenNativeModules(runtime);
-	if (broken.length) throw new Error(`${broken.join(' and ')} do(es) not load in ${runtime.dir} on Node ${runtime.nodeVersion} even after \`npm rebuild\`; n8n cannot start without it`);
+	if (broken.length)
+		throw new Error(
+			`${broken.join(' and ')} do(es) not load in ${runtime.dir} on Node ${runtime.nodeVersion} even after \`npm rebuild\`; n8n cannot start without it`,
+		);
 }
 
 /** Node `runtime.nodeVersion` from the registry package for this platform (`runtime.nodePackage`), unless it is the machine's own. */
@@ -199,7 +246,10 @@ async function ensureNode(runtime) {
 	if (runtime.nodeError) throw new Error(runtime.nodeError);
 	const ready = () => {
 		try {
-			return execFileSync(runtime.nodeBin, ['--version'], { encoding: 'utf8' }).trim() === `v${runtime.nodeVersion}`;
+			return (
+				execFileSync(runtime.nodeBin, ['--version'], { encoding: 'utf8' }).trim() ===
+				`v${runtime.nodeVersion}`
+			);
 		} catch {
 			return false;
 		}
@@ -209,12 +259,28 @@ async function ensureNode(runtime) {
 	await withLock(`${dir}.lock`, `installing Node ${runtime.nodeVersion}`, async () => {
 		if (ready()) return;
 		const wanted = `${runtime.nodePackage}@${runtime.nodeVersion}`;
-		log(`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (${wanted}) into ${dir}…`);
+		log(
+			`Installing Node ${runtime.nodeVersion} for n8n ${runtime.version} from the npm registry (${wanted}) into ${dir}…`,
+		);
 		fs.rmSync(dir, { recursive: true, force: true });
 		fs.mkdirSync(dir, { recursive: true });
-		fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-runtime', private: true, dependencies: { [runtime.nodePackage]: runtime.nodeVersion } }, null, 2));
+		fs.writeFileSync(
+			path.join(dir, 'package.json'),
+			JSON.stringify(
+				{
+					name: 'node-runtime',
+					private: true,
+					dependencies: { [runtime.nodePackage]: runtime.nodeVersion },
+				},
+				null,
+				2,
+			),
+		);
 		// The package is the binary, the headers and nothing to run.
-		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).catch((error) => {
+		await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], {
+			cwd: dir,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		}).catch((error) => {
 			// A pin the registry lacks for this platform: say what to do, not npm's 404.
 			if (!/E404|ETARGET|No matching version/.test(error.message)) throw error;
 			throw new Error(
@@ -223,7 +289,10 @@ async function ensureNode(runtime) {
 					`or give this platform a version the registry has in "nodeByPlatform" of harness/n8n-runtime/versions.json.`,
 			);
 		});
-		if (!ready()) throw new Error(`Node ${runtime.nodeVersion} from ${wanted} does not run (${runtime.nodeBin})`);
+		if (!ready())
+			throw new Error(
+				`Node ${runtime.nodeVersion} from ${wanted} does not run (${runtime.nodeBin})`,
+			);
 	});
 }
 
@@ -245,10 +314,13 @@ async function ensureRuntime(version = N8N_VERSION) {
 		}
 		const started = Date.now();
 		log(`Installing n8n ${runtime.version} (on Node ${runtime.nodeVersion}) into ${runtime.dir}`);
-		log('(once per machine and version: about 5 to 10 minutes and 2 to 3 GB; PAYOUTS_CACHE_DIR puts the cache elsewhere)');
+		log(
+			'(once per machine and version: about 5 to 10 minutes and 2 to 3 GB; PAYOUTS_CACHE_DIR puts the cache elsewhere)',
+		);
 		fs.mkdirSync(runtime.dir, { recursive: true });
 		fs.rmSync(path.join(runtime.dir, '.installed'), { force: true });
-		for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(runtime.specDir, file), path.join(runtime.dir, file));
+		for (const file of ['package.json', 'package-lock.json'])
+			fs.copyFileSync(path.join(runtime.specDir, file), path.join(runtime.dir, file));
 		await npmInstallWithProgress(runtime);
 		await buildNativeModules(runtime);
 		fs.writeFileSync(path.join(runtime.dir, '.installed'), specHash(runtime));

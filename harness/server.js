@@ -11,7 +11,12 @@ const { commandOf, listenerPid } = require('./ports');
 const { RUNTIME, withNodePath } = require('./runtime');
 
 /** The demo owner account of every local instance (documented in the README; local only). */
-const OWNER = { email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Payouts-Demo-1' };
+const OWNER = {
+	email: 'demo@example.com',
+	firstName: 'Demo',
+	lastName: 'User',
+	password: 'Payouts-Demo-1',
+};
 
 /**
  * The environment of a quiet, offline n8n (N8N-FACTS.md), with the runtime's Node first on PATH
@@ -20,7 +25,8 @@ const OWNER = { email: 'demo@example.com', firstName: 'Demo', lastName: 'User', 
 function n8nEnv(userFolder, { port = 5678, brokerPort = 5679, runtime = RUNTIME } = {}) {
 	const env = withNodePath(npmEnv(), runtime);
 	// Nothing of the caller's n8n or test setup leaks in (jest's NODE_ENV=test silences n8n's CLI).
-	for (const key of Object.keys(env)) if (key.startsWith('N8N_') || key.startsWith('JEST') || key === 'NODE_OPTIONS') delete env[key];
+	for (const key of Object.keys(env))
+		if (key.startsWith('N8N_') || key.startsWith('JEST') || key === 'NODE_OPTIONS') delete env[key];
 	return {
 		...env,
 		NODE_ENV: 'production',
@@ -47,7 +53,10 @@ function n8nEnv(userFolder, { port = 5678, brokerPort = 5679, runtime = RUNTIME 
 /** Runs an n8n CLI command on the runtime's Node; returns { code, signal, stdout, stderr } (code is null when a signal ended it). */
 function n8nCli(args, env, { runtime = RUNTIME } = {}) {
 	return new Promise((resolve) => {
-		const child = spawn(runtime.nodeBin, [runtime.n8nScript, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(runtime.nodeBin, [runtime.n8nScript, ...args], {
+			env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -64,13 +73,19 @@ function n8nCli(args, env, { runtime = RUNTIME } = {}) {
  */
 async function waitForOwnListener(port, child, { timeoutSeconds = 180, logFile } = {}) {
 	let other;
-	await waitFor(`n8n (pid ${child.pid}) listening on port ${port}`, () => {
-		const pid = listenerPid(port);
-		if (pid === undefined || pid === child.pid) return true;
-		other = pid;
-		return false;
-	}, { timeoutSeconds, child, logFile, intervalMs: 200 }).catch((error) => {
-		throw new Error(`${error.message}${other ? `; port ${port} is held by pid ${other}: ${commandOf(other)}` : ''}`);
+	await waitFor(
+		`n8n (pid ${child.pid}) listening on port ${port}`,
+		() => {
+			const pid = listenerPid(port);
+			if (pid === undefined || pid === child.pid) return true;
+			other = pid;
+			return false;
+		},
+		{ timeoutSeconds, child, logFile, intervalMs: 200 },
+	).catch((error) => {
+		throw new Error(
+			`${error.message}${other ? `; port ${port} is held by pid ${other}: ${commandOf(other)}` : ''}`,
+		);
 	});
 }
 
@@ -93,11 +108,18 @@ function exited(child) {
  * A probe that throws counts as "not yet" (its last error is in the timeout's message). With
  * `child`, a process that exits ends the wait at once, with the tail of `logFile`.
  */
-async function waitFor(what, probe, { timeoutSeconds = 60, intervalMs = 250, child, logFile } = {}) {
+async function waitFor(
+	what,
+	probe,
+	{ timeoutSeconds = 60, intervalMs = 250, child, logFile } = {},
+) {
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let last;
 	for (;;) {
-		if (exited(child)) throw new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile && fs.existsSync(logFile) ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`);
+		if (exited(child))
+			throw new Error(
+				`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile && fs.existsSync(logFile) ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`,
+			);
 		try {
 			const value = await probe();
 			if (value !== undefined && value !== false) return value;
@@ -106,7 +128,10 @@ async function waitFor(what, probe, { timeoutSeconds = 60, intervalMs = 250, chi
 			if (error.fatal) throw error;
 			last = error;
 		}
-		if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutSeconds} s${last ? ` (last: ${last.message})` : ''}${logFile ? `; the log is ${logFile}` : ''}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`${what}: not ready within ${timeoutSeconds} s${last ? ` (last: ${last.message})` : ''}${logFile ? `; the log is ${logFile}` : ''}`,
+			);
 		await sleep(intervalMs);
 	}
 }
@@ -119,9 +144,16 @@ async function waitFor(what, probe, { timeoutSeconds = 60, intervalMs = 250, chi
  * `{ child, url, cookie, logFile, stop }`. Active workflows are activated after that: wait for a
  * webhook with `waitForWebhook`, for a trigger by its first request to the service.
  */
-async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTIME, owner = OWNER } = {}) {
+async function startServer(
+	env,
+	logFile,
+	{ timeoutSeconds = 180, runtime = RUNTIME, owner = OWNER } = {},
+) {
 	const fd = fs.openSync(logFile, 'w');
-	const child = spawn(runtime.nodeBin, [runtime.n8nScript, 'start'], { env, stdio: ['ignore', fd, fd] });
+	const child = spawn(runtime.nodeBin, [runtime.n8nScript, 'start'], {
+		env,
+		stdio: ['ignore', fd, fd],
+	});
 	fs.closeSync(fd);
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
 	const stop = async () => {
@@ -147,30 +179,43 @@ async function startServer(env, logFile, { timeoutSeconds = 180, runtime = RUNTI
 		let cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
 		let renewals = 0;
 		for (const route of ['/rest/workflows?limit=1', '/rest/executions?limit=1']) {
-			await waitFor(`n8n's ${route.split('?')[0]} on ${url}`, async () => {
-				const response = await fetch(`${url}${route}`, { headers: { cookie } });
-				if (response.ok) return true;
-				const text = await response.text();
-				if (response.status === 404 && NOT_MOUNTED.test(text)) return false;
-				if (STARTING_UP.test(text)) return false;
-				// A session refused right after sign-in (see sessionRefused): signed in again, twice at most, and said.
-				const refused = sessionRefused(response);
-				if (refused && renewals < 2) {
-					renewals++;
-					console.warn(`n8n on ${url} refused the new session on GET ${route} (${refused}): signing in again`);
-					cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
-					return false;
-				}
-				throw fatal(`GET ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
-			}, options);
+			await waitFor(
+				`n8n's ${route.split('?')[0]} on ${url}`,
+				async () => {
+					const response = await fetch(`${url}${route}`, { headers: { cookie } });
+					if (response.ok) return true;
+					const text = await response.text();
+					if (response.status === 404 && NOT_MOUNTED.test(text)) return false;
+					if (STARTING_UP.test(text)) return false;
+					// A session refused right after sign-in (see sessionRefused): signed in again, twice at most, and said.
+					const refused = sessionRefused(response);
+					if (refused && renewals < 2) {
+						renewals++;
+						console.warn(
+							`n8n on ${url} refused the new session on GET ${route} (${refused}): signing in again`,
+						);
+						cookie = await ensureOwner(url, owner, { timeoutSeconds, child });
+						return false;
+					}
+					throw fatal(`GET ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
+				},
+				options,
+			);
 		}
 		// Connected and migrated (2.x: and every route mounted); an n8n without the route (404) has said enough above.
-		await waitFor(`n8n's /healthz/readiness on ${url}`, async () => {
-			const { status } = await fetch(`${url}/healthz/readiness`);
-			return status === 200 || status === 404;
-		}, options);
+		await waitFor(
+			`n8n's /healthz/readiness on ${url}`,
+			async () => {
+				const { status } = await fetch(`${url}/healthz/readiness`);
+				return status === 200 || status === 404;
+			},
+			options,
+		);
 		// What answered is this n8n, not another process on its port (this one would have exited).
-		if (exited(child)) throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) while something else answered on ${url}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+		if (exited(child))
+			throw new Error(
+				`n8n exited (${child.exitCode ?? child.signalCode}) while something else answered on ${url}; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`,
+			);
 		return { child, url, cookie, logFile, stop, startedInMs: Date.now() - started };
 	} catch (error) {
 		await stop();
@@ -190,16 +235,24 @@ const AUTH_COOKIE = 'n8n-auth';
  */
 function sessionRefused(response, text = '') {
 	if (response.status === 401) return 'HTTP 401';
-	const cleared = (response.headers.getSetCookie?.() ?? []).some((cookie) => cookie.startsWith(`${AUTH_COOKIE}=;`));
+	const cleared = (response.headers.getSetCookie?.() ?? []).some((cookie) =>
+		cookie.startsWith(`${AUTH_COOKIE}=;`),
+	);
 	if (cleared) return `HTTP ${response.status}, the session's cookie cleared`;
-	const visitor = new URL(response.url).pathname.endsWith('/rest/settings') && /"settingsMode":"public"/.test(text);
+	const visitor =
+		new URL(response.url).pathname.endsWith('/rest/settings') &&
+		/"settingsMode":"public"/.test(text);
 	return visitor ? `HTTP ${response.status}, the settings a visitor gets` : '';
 }
 
 /** The session cookie a sign-in answer sets (`n8n-auth=…`), or '' when it sets none. */
 function sessionCookie(response) {
 	const cookies = response.headers.getSetCookie?.() ?? [];
-	return cookies.map((cookie) => cookie.split(';')[0]).find((pair) => pair.startsWith(`${AUTH_COOKIE}=`) && pair !== `${AUTH_COOKIE}=`) ?? '';
+	return (
+		cookies
+			.map((cookie) => cookie.split(';')[0])
+			.find((pair) => pair.startsWith(`${AUTH_COOKIE}=`) && pair !== `${AUTH_COOKIE}=`) ?? ''
+	);
 }
 
 /**
@@ -208,20 +261,48 @@ function sessionCookie(response) {
  * the REST API answers): both are tried again until `timeoutSeconds`.
  */
 async function ensureOwner(url, owner = OWNER, { timeoutSeconds = 60, child } = {}) {
-	const post = (route, body) => fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const post = (route, body) =>
+		fetch(`${url}${route}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
 	let statuses = '';
-	return await waitFor(`n8n's owner set-up or login on ${url}`, async () => {
-		// A sign-in answer without a session cookie is not a sign-in: asked again.
-		const setup = await post('/rest/owner/setup', owner);
-		if (setup.ok) return sessionCookie(setup) || false;
-		const login = await post('/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
-		if (login.ok) return sessionCookie(login) || false;
-		statuses = `owner set-up HTTP ${setup.status}, login HTTP ${login.status}`;
-		if (setup.status === 404 || login.status === 404 || setup.status === 503 || login.status === 503) return false;
-		throw fatal(`neither owner set-up nor login worked on ${url} (${statuses})`);
-	}, { timeoutSeconds, child }).catch((error) => {
+	return await waitFor(
+		`n8n's owner set-up or login on ${url}`,
+		async () => {
+			// A sign-in answer without a session cookie is not a sign-in: asked again.
+			const setup = await post('/rest/owner/setup', owner);
+			if (setup.ok) return sessionCookie(setup) || false;
+			const login = await post('/rest/login', {
+				emailOrLdapLoginId: owner.email,
+				password: owner.password,
+			});
+			if (login.ok) return sessionCookie(login) || false;
+			statuses = `owner set-up HTTP ${setup.status}, login HTTP ${login.status}`;
+			if (
+				setup.status === 404 ||
+				login.status === 404 ||
+				setup.status === 503 ||
+				login.status === 503
+			)
+				return false;
+			throw fatal(`neither owner set-up nor login worked on ${url} (${statuses})`);
+		},
+		{ timeoutSeconds, child },
+	).catch((error) => {
 		throw new Error(error.fatal || !statuses ? error.message : `${error.message} [${statuses}]`);
 	});
 }
 
-module.exports = { OWNER, n8nEnv, n8nCli, waitFor, startServer, ensureOwner, sessionRefused, NOT_MOUNTED, STARTING_UP };
+module.exports = {
+	OWNER,
+	n8nEnv,
+	n8nCli,
+	waitFor,
+	startServer,
+	ensureOwner,
+	sessionRefused,
+	NOT_MOUNTED,
+	STARTING_UP,
+};

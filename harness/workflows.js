@@ -18,7 +18,11 @@ function sandboxCredential(sandbox, seed, id = CREDENTIAL_ID) {
 		id,
 		name: 'Payouts Sandbox',
 		type: 'payoutsApi',
-		data: { baseUrl: sandbox.baseUrl, verificationUrl: sandbox.verificationUrl, ...seed.credentials },
+		data: {
+			baseUrl: sandbox.baseUrl,
+			verificationUrl: sandbox.verificationUrl,
+			...seed.credentials,
+		},
 	};
 }
 
@@ -28,9 +32,17 @@ function sandboxCredential(sandbox, seed, id = CREDENTIAL_ID) {
  * runs; the sender signs with examples/sign-event.js. The secret is a demo, public in the docs:
  * change it before a workflow that uses it is reachable by anyone else.
  */
-const EVENT_SIGNING = { id: 'payoutsEventSigning1', name: 'Payouts Event Signing', secret: 'demo-signing-secret-change-me' };
+const EVENT_SIGNING = {
+	id: 'payoutsEventSigning1',
+	name: 'Payouts Event Signing',
+	secret: 'demo-signing-secret-change-me',
+};
 /** The same for the OAuth example's "Start a Sign-In" webhook, which only your app may call (docs/examples.md, section 4). */
-const APP_SIGNING = { id: 'payoutsAppSigning01', name: 'Payouts App Signing', secret: 'demo-app-secret-change-me' };
+const APP_SIGNING = {
+	id: 'payoutsAppSigning01',
+	name: 'Payouts App Signing',
+	secret: 'demo-app-secret-change-me',
+};
 
 /** A signing credential (EVENT_SIGNING, APP_SIGNING), in n8n's import format. */
 function signingCredential({ id, name, secret } = EVENT_SIGNING) {
@@ -65,7 +77,8 @@ async function importCredential(userFolder, env, sandbox, seed, { reuse = false 
 	fs.writeFileSync(file, JSON.stringify(credentials));
 	try {
 		const result = await n8nCli(['import:credentials', `--input=${file}`], env);
-		if (result.code !== 0) throw new Error(`importing the credentials failed:\n${result.stdout}${result.stderr}`);
+		if (result.code !== 0)
+			throw new Error(`importing the credentials failed:\n${result.stdout}${result.stderr}`);
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
@@ -81,7 +94,8 @@ async function importCredentials(userFolder, env, credentials) {
 	fs.writeFileSync(file, JSON.stringify(credentials));
 	try {
 		const result = await n8nCli(['import:credentials', `--input=${file}`], env);
-		if (result.code !== 0) throw new Error(`importing credentials failed:\n${result.stdout}${result.stderr}`);
+		if (result.code !== 0)
+			throw new Error(`importing credentials failed:\n${result.stdout}${result.stderr}`);
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
@@ -113,8 +127,15 @@ function exampleWorkflows() {
 		.filter((file) => file.endsWith('.json'))
 		.sort()
 		.map((file) => {
-			if (!EXAMPLE_IDS[file]) throw new Error(`examples/${file} has no id in EXAMPLE_IDS (harness/workflows.js): give it one`);
-			return { id: EXAMPLE_IDS[file], ...JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), file };
+			if (!EXAMPLE_IDS[file])
+				throw new Error(
+					`examples/${file} has no id in EXAMPLE_IDS (harness/workflows.js): give it one`,
+				);
+			return {
+				id: EXAMPLE_IDS[file],
+				...JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')),
+				file,
+			};
 		});
 }
 
@@ -131,10 +152,19 @@ function freshWorkflowId() {
  */
 async function importWorkflows(userFolder, env, workflows, { withoutIds = false } = {}) {
 	const file = path.join(userFolder, 'payouts-workflows.json');
-	fs.writeFileSync(file, JSON.stringify(workflows.map(({ file: _file, id, ...workflow }) => ({ id: withoutIds || id === undefined ? freshWorkflowId() : id, ...workflow }))));
+	fs.writeFileSync(
+		file,
+		JSON.stringify(
+			workflows.map(({ file: _file, id, ...workflow }) => ({
+				id: withoutIds || id === undefined ? freshWorkflowId() : id,
+				...workflow,
+			})),
+		),
+	);
 	try {
 		const result = await n8nCli(['import:workflow', `--input=${file}`], env);
-		if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`importing workflows failed:\n${result.stdout}${result.stderr}`);
+		if (result.code !== 0 || /error/i.test(result.stderr))
+			throw new Error(`importing workflows failed:\n${result.stdout}${result.stderr}`);
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
@@ -143,8 +173,14 @@ async function importWorkflows(userFolder, env, workflows, { withoutIds = false 
 /** The names of the workflows an n8n holds (`n8n list:workflow`). */
 async function workflowNames(env) {
 	const result = await n8nCli(['list:workflow'], env);
-	if (result.code !== 0) throw new Error(`listing the workflows failed:\n${result.stdout}${result.stderr}`);
-	return new Set(result.stdout.split('\n').map((line) => /^[A-Za-z0-9]+\|(.+)$/.exec(line.trim())?.[1]).filter(Boolean));
+	if (result.code !== 0)
+		throw new Error(`listing the workflows failed:\n${result.stdout}${result.stderr}`);
+	return new Set(
+		result.stdout
+			.split('\n')
+			.map((line) => /^[A-Za-z0-9]+\|(.+)$/.exec(line.trim())?.[1])
+			.filter(Boolean),
+	);
 }
 
 /**
@@ -157,28 +193,58 @@ async function workflowNames(env) {
  */
 async function importExamplesOnce(userFolder, env) {
 	const examples = exampleWorkflows();
-	const hashOf = (workflow) => crypto.createHash('sha256').update(JSON.stringify(workflow)).digest('hex');
+	const hashOf = (workflow) =>
+		crypto.createHash('sha256').update(JSON.stringify(workflow)).digest('hex');
 	const marker = path.join(userFolder, '.examples-imported.json');
 	// Before the examples lost their ids, the marker listed the ids imported.
 	const legacy = path.join(userFolder, '.examples-imported');
 	const legacyIds = fs.existsSync(legacy) ? fs.readFileSync(legacy, 'utf8').split(',') : [];
-	const known = fs.existsSync(marker) ? JSON.parse(fs.readFileSync(marker, 'utf8')) : Object.fromEntries(examples.filter((workflow) => legacyIds.includes(workflow.id)).map((workflow) => [workflow.file, '']));
+	const known = fs.existsSync(marker)
+		? JSON.parse(fs.readFileSync(marker, 'utf8'))
+		: Object.fromEntries(
+				examples
+					.filter((workflow) => legacyIds.includes(workflow.id))
+					.map((workflow) => [workflow.file, '']),
+			);
 	const wanted = examples.filter((workflow) => !(workflow.file in known));
 	const present = wanted.length ? await workflowNames(env) : new Set();
 	const kept = wanted.filter((workflow) => present.has(workflow.name));
 	const missing = wanted.filter((workflow) => !present.has(workflow.name));
 	if (missing.length) await importWorkflows(userFolder, env, missing, { withoutIds: true });
-	const changed = examples.filter((workflow) => known[workflow.file] !== undefined && known[workflow.file] !== hashOf(workflow)).map((workflow) => workflow.file);
-	fs.writeFileSync(marker, JSON.stringify(Object.fromEntries(examples.map((workflow) => [workflow.file, workflow.file in known ? known[workflow.file] || hashOf(workflow) : hashOf(workflow)]))));
-	return { imported: missing.map((workflow) => workflow.file), kept: kept.map((workflow) => workflow.file), changed };
+	const changed = examples
+		.filter(
+			(workflow) => known[workflow.file] !== undefined && known[workflow.file] !== hashOf(workflow),
+		)
+		.map((workflow) => workflow.file);
+	fs.writeFileSync(
+		marker,
+		JSON.stringify(
+			Object.fromEntries(
+				examples.map((workflow) => [
+					workflow.file,
+					workflow.file in known ? known[workflow.file] || hashOf(workflow) : hashOf(workflow),
+				]),
+			),
+		),
+	);
+	return {
+		imported: missing.map((workflow) => workflow.file),
+		kept: kept.map((workflow) => workflow.file),
+		changed,
+	};
 }
 
 /** Makes an imported workflow active (published) with n8n's CLI before n8n starts, as a user leaves it. */
 async function publishWorkflow(env, id) {
 	let result = await n8nCli(['publish:workflow', `--id=${id}`], env);
 	// n8n 1.x has no publishing: a workflow is activated there (the matrix's 1.123.81).
-	if (result.code !== 0 && /Command "publish:workflow" not found/.test(result.stdout + result.stderr)) result = await n8nCli(['update:workflow', `--id=${id}`, '--active=true'], env);
-	if (result.code !== 0) throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
+	if (
+		result.code !== 0 &&
+		/Command "publish:workflow" not found/.test(result.stdout + result.stderr)
+	)
+		result = await n8nCli(['update:workflow', `--id=${id}`, '--active=true'], env);
+	if (result.code !== 0)
+		throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
 }
 
 module.exports = {

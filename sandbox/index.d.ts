@@ -1,8 +1,25 @@
 /** Types of the sandbox's public API (the sandbox itself is plain JavaScript). */
 export type HttpStyle = 'mirror' | 'always200';
-export type FaultKind = 'latency' | 'drop-before' | 'drop-after' | 'html-500' | 'error-520' | 'malformed-json' | 'stall' | 'empty-body' | 'replay' | 'error-500' | 'no-bank-response';
+export type FaultKind =
+	| 'latency'
+	| 'drop-before'
+	| 'drop-after'
+	| 'html-500'
+	| 'error-520'
+	| 'malformed-json'
+	| 'stall'
+	| 'empty-body'
+	| 'replay'
+	| 'error-500'
+	| 'no-bank-response';
 /** What a chaos run injects (`chaos.kinds`): html-502 is html-500 with status 502; no-bank-response meets standard transfers only and books half of them. */
-export type ChaosKind = 'drop-before' | 'drop-after' | 'html-502' | 'error-500' | 'error-520' | 'no-bank-response';
+export type ChaosKind =
+	| 'drop-before'
+	| 'drop-after'
+	| 'html-502'
+	| 'error-500'
+	| 'error-520'
+	| 'no-bank-response';
 
 /** Seeded random faults on transfer requests: each meets one with probability `rate`. */
 export interface ChaosSetting {
@@ -13,7 +30,13 @@ export interface ChaosSetting {
 
 export interface FaultRule {
 	fault: FaultKind | string;
-	match?: { method?: string; path?: string; transferId?: string; beneId?: string; paylinkId?: string };
+	match?: {
+		method?: string;
+		path?: string;
+		transferId?: string;
+		beneId?: string;
+		paylinkId?: string;
+	};
 	times?: number;
 	latencyMs?: number;
 	latencyJitterMs?: number;
@@ -66,7 +89,14 @@ export interface Incident {
 export interface SandboxState {
 	balances: Record<string, number>;
 	rechargeBalances: Record<string, number>;
-	transfers: Array<{ operation: string; transferId: string; amount: number; status: string; account: string; [key: string]: unknown }>;
+	transfers: Array<{
+		operation: string;
+		transferId: string;
+		amount: number;
+		status: string;
+		account: string;
+		[key: string]: unknown;
+	}>;
 	/** transfers.length */
 	count: number;
 	usedAuthCodes: string[];
@@ -86,7 +116,15 @@ export interface Sandbox {
 	requestCount(): number;
 	clearRequests(): void;
 	reset(): void;
-	configure(change: { httpStyle?: HttpStyle; faults?: FaultRule[]; latencyMs?: number; latencyJitterMs?: number; internalDuplicates?: 'refuse' | 'book'; timezone?: string; chaos?: ChaosSetting | null }): void;
+	configure(change: {
+		httpStyle?: HttpStyle;
+		faults?: FaultRule[];
+		latencyMs?: number;
+		latencyJitterMs?: number;
+		internalDuplicates?: 'refuse' | 'book';
+		timezone?: string;
+		chaos?: ChaosSetting | null;
+	}): void;
 	state(): SandboxState;
 	/** The dashboard's CSV export of the transfers booked (also GET /__sandbox/dashboard.csv). */
 	dashboardCsv(): string;
@@ -97,7 +135,12 @@ export interface Sandbox {
 	resolveIncidents(which: { id: number } | { entityCode: string; mode: string }): Incident[];
 	resolveIncident(id: number): Incident;
 	/** Sets a paylink's fields now, or creates it (also POST /__sandbox/paylinks). */
-	setPaylink(fields: { paylinkId: string; paylinkStatus?: string; paylinkLink?: string }): { paylinkId: string; paylinkStatus: string; referenceId: number; paylinkLink: string };
+	setPaylink(fields: { paylinkId: string; paylinkStatus?: string; paylinkLink?: string }): {
+		paylinkId: string;
+		paylinkStatus: string;
+		referenceId: number;
+		paylinkLink: string;
+	};
 	/** A user's consent to a one-click flow started with `verificationId`: a fresh single-use auth code whose token carries it (also POST /__sandbox/oauth/consent). */
 	consent(fields: { verificationId: string }): { authCode: string; verificationId: string };
 	close(): Promise<void>;
@@ -105,20 +148,59 @@ export interface Sandbox {
 
 export interface TriggerRow {
 	id: string;
-	operation: 'cardTransfer' | 'standardTransfer' | 'internalTransfer' | 'getBeneficiary' | 'getIncidents' | 'getPaylinkStatus' | 'generateToken';
+	operation:
+		| 'cardTransfer'
+		| 'standardTransfer'
+		| 'internalTransfer'
+		| 'getBeneficiary'
+		| 'getIncidents'
+		| 'getPaylinkStatus'
+		| 'generateToken';
 	subCode: string;
 	status: 'SUCCESS' | 'PENDING' | 'ERROR';
 	message: string;
-	request: { method: string; path: string; query?: Record<string, string>; body?: Record<string, unknown>; token?: string | null; headers?: Record<string, string> };
+	request: {
+		method: string;
+		path: string;
+		query?: Record<string, string>;
+		body?: Record<string, unknown>;
+		token?: string | null;
+		headers?: Record<string, string>;
+	};
 }
 
 export declare function startSandbox(options?: SandboxOptions): Promise<Sandbox>;
 export declare const triggers: TriggerRow[];
 export declare const seed: {
 	credentials: { accessToken: string; clientId: string; clientSecret: string; apiVersion: string };
-	tokens: Record<'expired' | 'apisDisabled' | 'ipRestricted' | 'lowBalance' | 'accountLimit' | 'limited' | 'internalNotConfigured', string>;
+	tokens: Record<
+		| 'expired'
+		| 'apisDisabled'
+		| 'ipRestricted'
+		| 'lowBalance'
+		| 'accountLimit'
+		| 'limited'
+		| 'internalNotConfigured',
+		string
+	>;
 	beneficiaries: Record<
-		'verified' | 'verified2' | 'newlyAdded' | 'modeNotAllowed' | 'blocked' | 'limitReached' | 'badBankAccount' | 'badIfsc' | 'bankFails' | 'walletFails' | 'scheduled' | 'awaitingConfirmation' | 'pendingAtBank' | 'noBankResponse' | 'accepted' | 'hdfcBank' | 'iciciBank',
+		| 'verified'
+		| 'verified2'
+		| 'newlyAdded'
+		| 'modeNotAllowed'
+		| 'blocked'
+		| 'limitReached'
+		| 'badBankAccount'
+		| 'badIfsc'
+		| 'bankFails'
+		| 'walletFails'
+		| 'scheduled'
+		| 'awaitingConfirmation'
+		| 'pendingAtBank'
+		| 'noBankResponse'
+		| 'accepted'
+		| 'hdfcBank'
+		| 'iciciBank',
 		string
 	>;
 	unknownBeneId: string;
@@ -129,7 +211,10 @@ export declare const seed: {
 	existingTransferId: string;
 	authCodes: string[];
 	failingEntityCode: string;
-	incidentBanks: Record<'openScheduledImpsAtHdfc' | 'openRtgsAtYesb' | 'resolvedNeftAtIcic', { incidentId: number; entityCode: string; mode: string; beneId: string }>;
+	incidentBanks: Record<
+		'openScheduledImpsAtHdfc' | 'openRtgsAtYesb' | 'resolvedNeftAtIcic',
+		{ incidentId: number; entityCode: string; mode: string; beneId: string }
+	>;
 	modeWithMinimum100: string;
 	modeNotEnabled: string;
 };

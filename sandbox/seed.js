@@ -54,7 +54,12 @@ const beneficiaries = {
  * only resolved ones (NEFT, today) at ICIC.
  */
 const incidentBanks = {
-	openScheduledImpsAtHdfc: { incidentId: 1000, entityCode: 'HDFC', mode: 'IMPS', beneId: 'BENEHDFC1' },
+	openScheduledImpsAtHdfc: {
+		incidentId: 1000,
+		entityCode: 'HDFC',
+		mode: 'IMPS',
+		beneId: 'BENEHDFC1',
+	},
 	openRtgsAtYesb: { incidentId: 1003, entityCode: 'YESB', mode: 'RTGS', beneId: 'BENEVERIFIED1' },
 	resolvedNeftAtIcic: { incidentId: 1001, entityCode: 'ICIC', mode: 'NEFT', beneId: 'BENEICIC1' },
 };
@@ -81,9 +86,18 @@ const paymentInstruments = {
 	walletA: 'PIWALLETA1',
 };
 
-const rechargeAccounts = { configured: 'RECHARGE001', notConfigured: 'RECHARGE002', unknown: 'RECHARGE999' };
+const rechargeAccounts = {
+	configured: 'RECHARGE001',
+	notConfigured: 'RECHARGE002',
+	unknown: 'RECHARGE999',
+};
 
-const paylinks = { active: 'PAYLINK_ACTIVE_1', paid: 'PAYLINK_PAID_1', expired: 'PAYLINK_EXPIRED_1', unknown: 'PAYLINK_MISSING_9' };
+const paylinks = {
+	active: 'PAYLINK_ACTIVE_1',
+	paid: 'PAYLINK_PAID_1',
+	expired: 'PAYLINK_EXPIRED_1',
+	unknown: 'PAYLINK_MISSING_9',
+};
 
 const existingTransferId = 'EXISTING_TRANSFER_1';
 
@@ -113,14 +127,24 @@ const seed = {
 const MAIN_BALANCE = 1000000000; // in paise: 10,000,000.00
 
 function accounts() {
-	const base = { balance: MAIN_BALANCE, apisEnabled: true, ipAllowed: true, limitReached: false, internalConfigured: true };
+	const base = {
+		balance: MAIN_BALANCE,
+		apisEnabled: true,
+		ipAllowed: true,
+		limitReached: false,
+		internalConfigured: true,
+	};
 	return {
 		[credentials.accessToken]: { name: 'main', ...base },
 		[tokens.apisDisabled]: { name: 'apis-disabled', ...base, apisEnabled: false },
 		[tokens.ipRestricted]: { name: 'ip-restricted', ...base, ipAllowed: false },
 		[tokens.lowBalance]: { name: 'low-balance', ...base, balance: 500 },
 		[tokens.accountLimit]: { name: 'account-limit', ...base, limitReached: true },
-		[tokens.internalNotConfigured]: { name: 'internal-not-configured', ...base, internalConfigured: false },
+		[tokens.internalNotConfigured]: {
+			name: 'internal-not-configured',
+			...base,
+			internalConfigured: false,
+		},
 	};
 }
 
@@ -178,7 +202,12 @@ function cardRecords() {
 }
 
 function paylinkRecords() {
-	const link = (paylinkId, paylinkStatus, referenceId) => ({ paylinkId, paylinkStatus, referenceId, paylinkLink: `https://payouts.example.com/paylink/${paylinkId.toLowerCase()}` });
+	const link = (paylinkId, paylinkStatus, referenceId) => ({
+		paylinkId,
+		paylinkStatus,
+		referenceId,
+		paylinkLink: `https://payouts.example.com/paylink/${paylinkId.toLowerCase()}`,
+	});
 	return {
 		[paylinks.active]: link(paylinks.active, 'ACTIVE', 880011),
 		[paylinks.paid]: link(paylinks.paid, 'PAID', 880012),
@@ -208,7 +237,8 @@ function incidentRecords(now) {
 	for (let index = 0; index < 45; index++) {
 		const [entityCode, entityName] = BANKS[index % BANKS.length];
 		// The first six fall on today (UTC, the sandbox's default timezone), the rest up to ~87 days back.
-		const created = index < 6 ? startOfToday + ((now - startOfToday) * (index + 1)) / 7 : now - index * 47 * hour;
+		const created =
+			index < 6 ? startOfToday + ((now - startOfToday) * (index + 1)) / 7 : now - index * 47 * hour;
 		const ageHours = (now - created) / hour;
 		const resolved = index % 3 !== 0 || ageHours > 24 * 10;
 		list.push({
@@ -236,7 +266,10 @@ function seededState(now = Date.now()) {
 		cards: cardRecords(),
 		paylinks: paylinkRecords(),
 		incidents: incidentRecords(now),
-		rechargeAccounts: { [rechargeAccounts.configured]: { configured: true, balance: 0 }, [rechargeAccounts.notConfigured]: { configured: false, balance: 0 } },
+		rechargeAccounts: {
+			[rechargeAccounts.configured]: { configured: true, balance: 0 },
+			[rechargeAccounts.notConfigured]: { configured: false, balance: 0 },
+		},
 		usedTransferIds: new Set([existingTransferId]),
 		usedAuthCodes: new Set(),
 		/** Codes of consents given through the control interface, each with the verification id it was started with. */

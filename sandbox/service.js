@@ -9,7 +9,12 @@ const { DateTime } = require('luxon');
 
 const { seed } = require('./seed');
 
-const ok = (subCode, message, data) => ({ status: 'SUCCESS', subCode, message, ...(data ? { data } : {}) });
+const ok = (subCode, message, data) => ({
+	status: 'SUCCESS',
+	subCode,
+	message,
+	...(data ? { data } : {}),
+});
 const pending = (subCode, message, data) => ({ status: 'PENDING', subCode, message, data });
 const error = (subCode, message) => ({ status: 'ERROR', subCode, message });
 
@@ -18,7 +23,8 @@ const M = {
 	tokenMissing: 'Token missing in the request (expected format Bearer <ACCESS_TOKEN>)',
 	tokenMissingIncidents: 'Token missing in the request',
 	tokenInvalid: 'Token is not valid',
-	apisDisabled: 'APIs not enabled. Please raise a request through the support form at https://payouts.example.com/support to enable payout APIs',
+	apisDisabled:
+		'APIs not enabled. Please raise a request through the support form at https://payouts.example.com/support to enable payout APIs',
 	ipNotWhitelisted: 'IP not whitelisted',
 	ipNotWhitelistedIncidents: 'IP Not Whitelisted',
 	transferIdExists: 'Transfer Id already exists',
@@ -67,7 +73,8 @@ const M = {
 	incidentsListed: 'List of incidents retrieved',
 	statusInvalid: 'Status is invalid',
 	startAfterEnd: 'startTime should be less than or equal to EndTime',
-	window: 'Maximum time difference can be up to 7 days and startTime should be within 90 days from now',
+	window:
+		'Maximum time difference can be up to 7 days and startTime should be within 90 days from now',
 	startFormat: 'startTime should be of the format yyyy-mm-dd hh:mm:ss',
 	endFormat: 'endTime should be of the format yyyy-mm-dd hh:mm:ss',
 	unknownError: 'Unknown error occurred',
@@ -76,21 +83,26 @@ const M = {
 
 /** The sandbox's own answers, for rules the document states without an error row. */
 const OWN = {
-	amountInvalid: 'amount is invalid (the sandbox\'s own message: a decimal number is expected)',
-	cardRemarks: 'remarks is invalid (the sandbox\'s own message: at most 70 letters, digits and whitespace)',
-	cryptogram: 'cryptogram is invalid (the sandbox\'s own message: at most 600 characters)',
-	tokenExpiry: 'tokenExpiry is invalid (the sandbox\'s own message: YYYY-MM, at most 10 characters, not null)',
-	panSequence: 'tokenPANSequenceNumber is invalid (the sandbox\'s own message: at most 3 letters or digits)',
-	cardTransferIdLength: 'transferId is invalid (the sandbox\'s own message: at most 40 characters)',
-	transferMode: 'transferMode is invalid (the sandbox\'s own message: banktransfer, neft, imps, rtgs, upi, walletA or walletB)',
-	internalAmount: 'amount should be at least 1 (the sandbox\'s own message)',
-	rechargeInvalid: 'rechargeAccount is invalid (the sandbox\'s own message: letters and digits)',
-	internalTransferId: 'transferId is invalid (the sandbox\'s own message: letters, digits, hyphen and underscore, at most 40 characters)',
-	paylinkIdMissing: 'paylinkId is required (the sandbox\'s own message)',
-	badJson: 'Request body is not valid JSON (the sandbox\'s own message)',
-	tooLarge: 'Request body is too large (the sandbox\'s own message)',
-	notAnObject: 'Request body must be a JSON object (the sandbox\'s own message)',
-	unknownFault: 'Unknown x-sandbox-fault (the sandbox\'s own message)',
+	amountInvalid: "amount is invalid (the sandbox's own message: a decimal number is expected)",
+	cardRemarks:
+		"remarks is invalid (the sandbox's own message: at most 70 letters, digits and whitespace)",
+	cryptogram: "cryptogram is invalid (the sandbox's own message: at most 600 characters)",
+	tokenExpiry:
+		"tokenExpiry is invalid (the sandbox's own message: YYYY-MM, at most 10 characters, not null)",
+	panSequence:
+		"tokenPANSequenceNumber is invalid (the sandbox's own message: at most 3 letters or digits)",
+	cardTransferIdLength: "transferId is invalid (the sandbox's own message: at most 40 characters)",
+	transferMode:
+		"transferMode is invalid (the sandbox's own message: banktransfer, neft, imps, rtgs, upi, walletA or walletB)",
+	internalAmount: "amount should be at least 1 (the sandbox's own message)",
+	rechargeInvalid: "rechargeAccount is invalid (the sandbox's own message: letters and digits)",
+	internalTransferId:
+		"transferId is invalid (the sandbox's own message: letters, digits, hyphen and underscore, at most 40 characters)",
+	paylinkIdMissing: "paylinkId is required (the sandbox's own message)",
+	badJson: "Request body is not valid JSON (the sandbox's own message)",
+	tooLarge: "Request body is too large (the sandbox's own message)",
+	notAnObject: "Request body must be a JSON object (the sandbox's own message)",
+	unknownFault: "Unknown x-sandbox-fault (the sandbox's own message)",
 };
 
 const TRANSFER_MODES = ['banktransfer', 'neft', 'imps', 'rtgs', 'upi', 'walletA', 'walletB'];
@@ -105,7 +117,11 @@ function paise(value) {
 	const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
 	if (typeof text !== 'string' || !/^\d+(\.\d+)?$/.test(text)) return undefined;
 	const [whole, fraction = ''] = text.split('.');
-	return Number(whole) * 100 + Number((fraction + '00').slice(0, 2)) + (Number(fraction.slice(2) || 0) > 0 ? 1 : 0);
+	return (
+		Number(whole) * 100 +
+		Number((fraction + '00').slice(0, 2)) +
+		(Number(fraction.slice(2) || 0) > 0 ? 1 : 0)
+	);
 }
 const decimals = (value) => (String(value).split('.')[1] ?? '').length;
 
@@ -121,28 +137,79 @@ const rules = {
 		['transferId', (v) => isText(v) && /^[A-Za-z0-9_-]+$/.test(v), error('422', M.cardTransferId)],
 		['transferId', (v) => v.length <= 40, error('422', OWN.cardTransferIdLength)],
 		['cardType', (v) => !present(v) || v === 'DEBIT' || v === 'CREDIT', error('422', M.cardType)],
-		['remarks', (v) => !present(v) || (isText(v) && v.length <= 70 && /^[A-Za-z0-9\s]*$/.test(v)), error('422', OWN.cardRemarks)],
+		[
+			'remarks',
+			(v) => !present(v) || (isText(v) && v.length <= 70 && /^[A-Za-z0-9\s]*$/.test(v)),
+			error('422', OWN.cardRemarks),
+		],
 		['name', (v) => !present(v) || isText(v), error('422', M.cardName)],
-		['networkType', (v) => !present(v) || v === 'NETWORK_A' || v === 'NETWORK_B', error('422', M.cardNetwork)],
-		['cryptogram', (v) => !present(v) || (isText(v) && v.length <= 600), error('422', OWN.cryptogram)],
-		['tokenExpiry', (v, body) => body.networkType !== 'NETWORK_B' || v === undefined || (isText(v) && v.length <= 10 && /^\d{4}-(0[1-9]|1[0-2])$/.test(v)), error('422', OWN.tokenExpiry)],
-		['tokenPANSequenceNumber', (v) => !present(v) || (isText(v) && /^[A-Za-z0-9]{1,3}$/.test(v)), error('422', OWN.panSequence)],
+		[
+			'networkType',
+			(v) => !present(v) || v === 'NETWORK_A' || v === 'NETWORK_B',
+			error('422', M.cardNetwork),
+		],
+		[
+			'cryptogram',
+			(v) => !present(v) || (isText(v) && v.length <= 600),
+			error('422', OWN.cryptogram),
+		],
+		[
+			'tokenExpiry',
+			(v, body) =>
+				body.networkType !== 'NETWORK_B' ||
+				v === undefined ||
+				(isText(v) && v.length <= 10 && /^\d{4}-(0[1-9]|1[0-2])$/.test(v)),
+			error('422', OWN.tokenExpiry),
+		],
+		[
+			'tokenPANSequenceNumber',
+			(v) => !present(v) || (isText(v) && /^[A-Za-z0-9]{1,3}$/.test(v)),
+			error('422', OWN.panSequence),
+		],
 	],
 	standardTransfer: [
 		['beneId', (v) => isText(v) && /^[A-Za-z0-9]+$/.test(v), error('422', M.beneIdInvalid)],
 		['transferId', (v) => present(v), error('412', M.transferIdMissing)],
-		['transferId', (v) => isText(v) && v.length <= 40 && /^[A-Za-z0-9_]+$/.test(v), error('422', M.transferIdMissing)],
-		['amount', (v) => typeof v === 'number' && paise(v) !== undefined, error('422', OWN.amountInvalid)],
+		[
+			'transferId',
+			(v) => isText(v) && v.length <= 40 && /^[A-Za-z0-9_]+$/.test(v),
+			error('422', M.transferIdMissing),
+		],
+		[
+			'amount',
+			(v) => typeof v === 'number' && paise(v) !== undefined,
+			error('422', OWN.amountInvalid),
+		],
 		['amount', (v) => decimals(v) <= 2, error('422', M.decimals)],
-		['transferMode', (v) => !present(v) || TRANSFER_MODES.includes(v), error('422', OWN.transferMode)],
-		['remarks', (v) => !present(v) || (isText(v) && v.length <= 70 && /^[A-Za-z0-9\s]*$/.test(v)), error('422', M.remarks)],
+		[
+			'transferMode',
+			(v) => !present(v) || TRANSFER_MODES.includes(v),
+			error('422', OWN.transferMode),
+		],
+		[
+			'remarks',
+			(v) => !present(v) || (isText(v) && v.length <= 70 && /^[A-Za-z0-9\s]*$/.test(v)),
+			error('422', M.remarks),
+		],
 		['paymentInstrumentId', (v) => !present(v) || isText(v), error('400', M.piNotAvailable)],
 	],
 	internalTransfer: [
-		['amount', (v) => typeof v === 'number' && paise(v) !== undefined, error('422', OWN.amountInvalid)],
+		[
+			'amount',
+			(v) => typeof v === 'number' && paise(v) !== undefined,
+			error('422', OWN.amountInvalid),
+		],
 		['amount', (v) => v >= 1, error('422', OWN.internalAmount)],
-		['rechargeAccount', (v) => isText(v) && /^[A-Za-z0-9]+$/.test(v), error('422', OWN.rechargeInvalid)],
-		['transferId', (v) => v === undefined || (isText(v) && /^[A-Za-z0-9_-]{1,40}$/.test(v)), error('422', OWN.internalTransferId)],
+		[
+			'rechargeAccount',
+			(v) => isText(v) && /^[A-Za-z0-9]+$/.test(v),
+			error('422', OWN.rechargeInvalid),
+		],
+		[
+			'transferId',
+			(v) => v === undefined || (isText(v) && /^[A-Za-z0-9_-]{1,40}$/.test(v)),
+			error('422', OWN.internalTransferId),
+		],
 	],
 };
 
@@ -154,7 +221,11 @@ function firstBrokenRule(operation, body) {
 }
 
 /** Section 5: the bearer token, the account's switches, the caller allow-list. */
-function authenticate(state, headers, { ipMessage = M.ipNotWhitelisted, missingMessage = M.tokenMissing } = {}) {
+function authenticate(
+	state,
+	headers,
+	{ ipMessage = M.ipNotWhitelisted, missingMessage = M.tokenMissing } = {},
+) {
 	const header = headers.authorization;
 	if (!header || !/^Bearer\s+\S+/i.test(header)) return { answer: error('412', missingMessage) };
 	const account = state.accounts[header.replace(/^Bearer\s+/i, '').trim()];
@@ -189,9 +260,24 @@ function cardTransfer(state, { body, headers }) {
 	if (account.balance < amount) return error('412', M.balance);
 	const referenceId = reference(state);
 	const isPending = card.outcome === 'pending';
-	book(state, account, { operation: 'cardTransfer', transferId: body.transferId, token: body.token, cardType: body.cardType || 'CREDIT', status: isPending ? 'PENDING' : 'SUCCESS', referenceId }, amount);
+	book(
+		state,
+		account,
+		{
+			operation: 'cardTransfer',
+			transferId: body.transferId,
+			token: body.token,
+			cardType: body.cardType || 'CREDIT',
+			status: isPending ? 'PENDING' : 'SUCCESS',
+			referenceId,
+		},
+		amount,
+	);
 	if (isPending) return pending('201', M.pendingAtBank, { referenceId, utr: '', acknowledged: 0 });
-	return { ...ok('200', M.completed, { referenceId, utr: `UTR${referenceId}`, acknowledged: 1 }), contentType: 'text/plain' };
+	return {
+		...ok('200', M.completed, { referenceId, utr: `UTR${referenceId}`, acknowledged: 1 }),
+		contentType: 'text/plain',
+	};
 }
 
 const STANDARD_OUTCOMES = {
@@ -220,7 +306,8 @@ function standardTransfer(state, { body, headers, now }) {
 	if (present(body.paymentInstrumentId)) {
 		const known = Object.values(instruments).flat();
 		if (!known.includes(body.paymentInstrumentId)) return error('400', M.piNotAvailable);
-		if (![instruments[mode]].flat().includes(body.paymentInstrumentId)) return error('400', M.piWrongMode);
+		if (![instruments[mode]].flat().includes(body.paymentInstrumentId))
+			return error('400', M.piWrongMode);
 	} else if (Array.isArray(instruments[mode])) {
 		return error('400', M.piMultiple);
 	}
@@ -239,7 +326,19 @@ function standardTransfer(state, { body, headers, now }) {
 	const answerOf = outcome ?? ((data) => ok('200', M.completed, data));
 	const reply = answerOf({ referenceId, utr: `UTR${referenceId}`, acknowledged: 1 });
 	// The money is held even when the bank did not answer: its outcome is unknown, not failed.
-	book(state, account, { operation: 'standardTransfer', transferId: body.transferId, beneId: body.beneId, transferMode: mode, status: reply.status === 'ERROR' ? 'UNKNOWN' : reply.status, referenceId }, amount);
+	book(
+		state,
+		account,
+		{
+			operation: 'standardTransfer',
+			transferId: body.transferId,
+			beneId: body.beneId,
+			transferMode: mode,
+			status: reply.status === 'ERROR' ? 'UNKNOWN' : reply.status,
+			referenceId,
+		},
+		amount,
+	);
 	return reply;
 }
 
@@ -253,11 +352,23 @@ function internalTransfer(state, { body, headers, internalDuplicates = 'refuse' 
 	if (!recharge.configured || !account.internalConfigured) return error('422', M.notConfigured);
 	const transferId = body.transferId ?? `INT${state.nextReference}`;
 	// Not shown in the document: configurable, so tests can prove a client never relies on it.
-	if (internalDuplicates === 'refuse' && state.usedTransferIds.has(transferId)) return error('400', M.transferIdExists);
+	if (internalDuplicates === 'refuse' && state.usedTransferIds.has(transferId))
+		return error('400', M.transferIdExists);
 	const amount = paise(body.amount);
 	if (account.balance < amount) return error('400', M.balance);
 	const referenceId = reference(state);
-	book(state, account, { operation: 'internalTransfer', transferId, rechargeAccount: body.rechargeAccount, status: 'SUCCESS', referenceId }, amount);
+	book(
+		state,
+		account,
+		{
+			operation: 'internalTransfer',
+			transferId,
+			rechargeAccount: body.rechargeAccount,
+			status: 'SUCCESS',
+			referenceId,
+		},
+		amount,
+	);
 	recharge.balance += amount;
 	return ok('200', `Reference ${referenceId}: Internal Fund Transfer completed`, { transferId });
 }
@@ -267,23 +378,60 @@ function getBeneficiary(state, { headers, params }) {
 	if (answer) return answer;
 	const beneficiary = state.beneficiaries[params.beneId];
 	if (!beneficiary) return error('404', M.beneMissing);
-	const { beneId, name, groupName, email, phone, address1, address2, city, state: region, pincode, bankAccount, ifsc, status } = beneficiary;
-	return ok('200', M.beneDetails, { beneId, name, groupName, email, phone, address1, address2, city, state: region, pincode, bankAccount, ifsc, status });
+	const {
+		beneId,
+		name,
+		groupName,
+		email,
+		phone,
+		address1,
+		address2,
+		city,
+		state: region,
+		pincode,
+		bankAccount,
+		ifsc,
+		status,
+	} = beneficiary;
+	return ok('200', M.beneDetails, {
+		beneId,
+		name,
+		groupName,
+		email,
+		phone,
+		address1,
+		address2,
+		city,
+		state: region,
+		pincode,
+		bankAccount,
+		ifsc,
+		status,
+	});
 }
 
 function getIncidents(state, { headers, query, now, timezone }) {
-	const { answer } = authenticate(state, headers, { ipMessage: M.ipNotWhitelistedIncidents, missingMessage: M.tokenMissingIncidents });
+	const { answer } = authenticate(state, headers, {
+		ipMessage: M.ipNotWhitelistedIncidents,
+		missingMessage: M.tokenMissingIncidents,
+	});
 	if (answer) return answer;
 	const status = query.status ?? 'UNRESOLVED';
 	if (!['RESOLVED', 'UNRESOLVED', 'ALL'].includes(status)) return error('422', M.statusInvalid);
 	const today = DateTime.fromMillis(now, { zone: timezone });
-	const parse = (value, fallback) => (value === undefined ? fallback : TIME_PATTERN.test(value) ? DateTime.fromFormat(value, TIME_FORMAT, { zone: timezone }) : undefined);
+	const parse = (value, fallback) =>
+		value === undefined
+			? fallback
+			: TIME_PATTERN.test(value)
+				? DateTime.fromFormat(value, TIME_FORMAT, { zone: timezone })
+				: undefined;
 	const start = parse(query.startTime, today.startOf('day'));
 	if (!start?.isValid) return error('422', M.startFormat);
 	const end = parse(query.endTime, today.endOf('day'));
 	if (!end?.isValid) return error('422', M.endFormat);
 	if (start > end) return error('422', M.startAfterEnd);
-	if (end.diff(start, 'days').days > 7 || start < today.minus({ days: 90 })) return error('422', M.window);
+	if (end.diff(start, 'days').days > 7 || start < today.minus({ days: 90 }))
+		return error('422', M.window);
 	if (query.entityCode === seed.failingEntityCode) return error('520', M.unknownError);
 	// The window is inclusive to the second: "hh:mm:ss" covers that whole second.
 	const from = start.toMillis();
@@ -309,18 +457,54 @@ function getPaylinkStatus(state, { headers, query }) {
 
 /** The token endpoint's errors are not in the document: these are the sandbox's own. */
 const TOKEN_ERRORS = {
-	client: { httpStatus: 401, body: { status: 'ERROR', subCode: '401', message: 'Invalid client credentials (the sandbox\'s own message)' } },
-	version: { httpStatus: 400, body: { status: 'ERROR', subCode: '400', message: 'x-api-version must be a date in the format YYYY-MM-DD (the sandbox\'s own message)' } },
-	missingCode: { httpStatus: 400, body: { status: 'ERROR', subCode: '400', message: 'auth_code is required (the sandbox\'s own message)' } },
-	badCode: { httpStatus: 400, body: { status: 'ERROR', subCode: '400', message: 'auth_code is invalid or already used (the sandbox\'s own message)' } },
+	client: {
+		httpStatus: 401,
+		body: {
+			status: 'ERROR',
+			subCode: '401',
+			message: "Invalid client credentials (the sandbox's own message)",
+		},
+	},
+	version: {
+		httpStatus: 400,
+		body: {
+			status: 'ERROR',
+			subCode: '400',
+			message: "x-api-version must be a date in the format YYYY-MM-DD (the sandbox's own message)",
+		},
+	},
+	missingCode: {
+		httpStatus: 400,
+		body: {
+			status: 'ERROR',
+			subCode: '400',
+			message: "auth_code is required (the sandbox's own message)",
+		},
+	},
+	badCode: {
+		httpStatus: 400,
+		body: {
+			status: 'ERROR',
+			subCode: '400',
+			message: "auth_code is invalid or already used (the sandbox's own message)",
+		},
+	},
 };
 
 function generateToken(state, { body, headers, now }) {
-	if (headers['x-client-id'] !== seed.credentials.clientId || headers['x-client-secret'] !== seed.credentials.clientSecret) return TOKEN_ERRORS.client;
+	if (
+		headers['x-client-id'] !== seed.credentials.clientId ||
+		headers['x-client-secret'] !== seed.credentials.clientSecret
+	)
+		return TOKEN_ERRORS.client;
 	if (!/^\d{4}-\d{2}-\d{2}$/.test(headers['x-api-version'] ?? '')) return TOKEN_ERRORS.version;
 	if (!present(body.auth_code)) return TOKEN_ERRORS.missingCode;
 	const consented = state.consents.get(body.auth_code);
-	if ((!seed.authCodes.includes(body.auth_code) && consented === undefined) || state.usedAuthCodes.has(body.auth_code)) return TOKEN_ERRORS.badCode;
+	if (
+		(!seed.authCodes.includes(body.auth_code) && consented === undefined) ||
+		state.usedAuthCodes.has(body.auth_code)
+	)
+		return TOKEN_ERRORS.badCode;
 	state.usedAuthCodes.add(body.auth_code);
 	const referenceId = state.nextReference++;
 	return {
@@ -338,12 +522,37 @@ function generateToken(state, { body, headers, now }) {
 /** The routes: method, path, handler. Paths carry the document's version segments. */
 const operations = [
 	{ name: 'cardTransfer', method: 'POST', path: '/payout/v1/cardpay', handler: cardTransfer },
-	{ name: 'standardTransfer', method: 'POST', path: '/payout/v1.2/requestTransfer', handler: standardTransfer },
-	{ name: 'internalTransfer', method: 'POST', path: '/payout/v1/internalTransfer', handler: internalTransfer },
-	{ name: 'getBeneficiary', method: 'GET', path: '/payout/v1/getBeneficiary/:beneId', handler: getBeneficiary },
+	{
+		name: 'standardTransfer',
+		method: 'POST',
+		path: '/payout/v1.2/requestTransfer',
+		handler: standardTransfer,
+	},
+	{
+		name: 'internalTransfer',
+		method: 'POST',
+		path: '/payout/v1/internalTransfer',
+		handler: internalTransfer,
+	},
+	{
+		name: 'getBeneficiary',
+		method: 'GET',
+		path: '/payout/v1/getBeneficiary/:beneId',
+		handler: getBeneficiary,
+	},
 	{ name: 'getIncidents', method: 'GET', path: '/payout/v1/incidents', handler: getIncidents },
-	{ name: 'getPaylinkStatus', method: 'GET', path: '/payout/v1/getPaylinkStatus', handler: getPaylinkStatus },
-	{ name: 'generateToken', method: 'POST', path: '/verification/oauth2/generate-token', handler: generateToken },
+	{
+		name: 'getPaylinkStatus',
+		method: 'GET',
+		path: '/payout/v1/getPaylinkStatus',
+		handler: getPaylinkStatus,
+	},
+	{
+		name: 'generateToken',
+		method: 'POST',
+		path: '/verification/oauth2/generate-token',
+		handler: generateToken,
+	},
 ];
 
 /**
@@ -365,4 +574,11 @@ const fieldRuleMessages = new Set([
 	TOKEN_ERRORS.missingCode.body.message,
 ]);
 
-module.exports = { operations, messages: M, ownMessages: OWN, TOKEN_ERRORS, error, fieldRuleMessages };
+module.exports = {
+	operations,
+	messages: M,
+	ownMessages: OWN,
+	TOKEN_ERRORS,
+	error,
+	fieldRuleMessages,
+};

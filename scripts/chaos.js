@@ -57,9 +57,12 @@ const FIRST_INTERNAL_PAISE = 100;
 const rowKey = (kind, index) => `${kind}:${index}`;
 /** The row a booked transfer belongs to. */
 function rowOfTransfer(transfer) {
-	if (transfer.operation === 'internalTransfer') return rowKey('internal', Math.round(transfer.amount * 100) - FIRST_INTERNAL_PAISE);
+	if (transfer.operation === 'internalTransfer')
+		return rowKey('internal', Math.round(transfer.amount * 100) - FIRST_INTERNAL_PAISE);
 	const kind = transfer.operation === 'cardTransfer' ? 'card' : 'standard';
-	const match = new RegExp(`^${TRANSFER_ID_PREFIX[kind]}(\\d+)(_r\\d+)?$`).exec(transfer.transferId);
+	const match = new RegExp(`^${TRANSFER_ID_PREFIX[kind]}(\\d+)(_r\\d+)?$`).exec(
+		transfer.transferId,
+	);
 	return match ? rowKey(kind, Number(match[1])) : `other:${transfer.transferId}`;
 }
 
@@ -74,24 +77,85 @@ const ROW_CODE = {
 function batchWorkflow(kinds, rowsPerKind, { concurrency, internalOnly }) {
 	const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
 	// What the dashboard says of a row in doubt comes in a column (Options > Settle With Dashboard Status).
-	const common = { concurrency, timeout: NODE_TIMEOUT_MS, dashboardStatus: '={{ $json.dashboardStatus }}' };
+	const common = {
+		concurrency,
+		timeout: NODE_TIMEOUT_MS,
+		dashboardStatus: '={{ $json.dashboardStatus }}',
+	};
 	const pays = {
-		standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { ...common, retries: 3 } },
-		card: { operation: 'cardTransfer', token: '={{ $json.card }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', cardType: 'DEBIT', additionalFields: {}, options: { ...common, retries: 3 } },
+		standard: {
+			operation: 'standardTransfer',
+			beneId: '={{ $json.beneId }}',
+			amount: '={{ $json.amount }}',
+			transferId: '={{ $json.transferId }}',
+			transferMode: 'banktransfer',
+			additionalFields: {},
+			options: { ...common, retries: 3 },
+		},
+		card: {
+			operation: 'cardTransfer',
+			token: '={{ $json.card }}',
+			amount: '={{ $json.amount }}',
+			transferId: '={{ $json.transferId }}',
+			cardType: 'DEBIT',
+			additionalFields: {},
+			options: { ...common, retries: 3 },
+		},
 		// Keyed by a column. In queue mode the service is the guard (the node's record holds in one process only).
-		internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: internalOnly ? common : { ...common, serviceRefusesRepeats: true, retries: 3 } },
+		internal: {
+			operation: 'internalTransfer',
+			amount: '={{ $json.amount }}',
+			rechargeAccount: '={{ $json.account }}',
+			topUpKey: '={{ $json.key }}',
+			additionalFields: {},
+			options: internalOnly ? common : { ...common, serviceRefusesRepeats: true, retries: 3 },
+		},
 	};
 	// The reach run's settings: Concurrency 5, On Error: Continue, nothing else. The queue-mode run also turns on Retry On Fail.
-	const settings = internalOnly ? { onError: 'continueRegularOutput' } : { onError: 'continueRegularOutput', retryOnFail: true, maxTries: 2 };
-	const nodes = [{ id: 'chaos-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 200], parameters: {} }];
+	const settings = internalOnly
+		? { onError: 'continueRegularOutput' }
+		: { onError: 'continueRegularOutput', retryOnFail: true, maxTries: 2 };
+	const nodes = [
+		{
+			id: 'chaos-start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 200],
+			parameters: {},
+		},
+	];
 	const connections = { Start: { main: [[]] } };
 	kinds.forEach((kind, lane) => {
-		nodes.push({ id: `chaos-rows-${kind}`, name: `Rows ${kind}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, lane * 200], parameters: { jsCode: rowsCode(kind, rowsPerKind) } });
-		nodes.push({ id: `chaos-pay-${kind}`, name: `Pay ${kind}`, type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [440, lane * 200], credentials, ...settings, parameters: pays[kind] });
+		nodes.push({
+			id: `chaos-rows-${kind}`,
+			name: `Rows ${kind}`,
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [220, lane * 200],
+			parameters: { jsCode: rowsCode(kind, rowsPerKind) },
+		});
+		nodes.push({
+			id: `chaos-pay-${kind}`,
+			name: `Pay ${kind}`,
+			type: 'n8n-nodes-payouts.payoutsTransfer',
+			typeVersion: 1,
+			position: [440, lane * 200],
+			credentials,
+			...settings,
+			parameters: pays[kind],
+		});
 		connections.Start.main[0].push({ node: `Rows ${kind}`, type: 'main', index: 0 });
 		connections[`Rows ${kind}`] = { main: [[{ node: `Pay ${kind}`, type: 'main', index: 0 }]] };
 	});
-	return { id: internalOnly ? 'payoutsChaosTopUps' : 'payoutsChaosBatch', name: internalOnly ? 'Chaos: keyed top-ups' : 'Chaos: the batch', active: false, nodes, connections, settings: { executionOrder: 'v1' } };
+	return {
+		id: internalOnly ? 'payoutsChaosTopUps' : 'payoutsChaosBatch',
+		name: internalOnly ? 'Chaos: keyed top-ups' : 'Chaos: the batch',
+		active: false,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 /**
@@ -105,17 +169,44 @@ function rowsCode(kind, rowsPerKind, statuses = {}, again = {}) {
 /** The dashboard's CSV export as a map of Transfer ID to status (the export quotes no field of ours). */
 function dashboardStatuses(csv) {
 	const [, ...lines] = csv.split('\r\n');
-	return new Map(lines.filter(Boolean).map((line) => line.split(',')).map(([transferId, status]) => [transferId, status]));
+	return new Map(
+		lines
+			.filter(Boolean)
+			.map((line) => line.split(','))
+			.map(([transferId, status]) => [transferId, status]),
+	);
 }
 
 function parseArgs(argv) {
-	const options = { internalOnly: false, seed: 1, rate: 0.02, runs: 30, latency: 30, jitter: 20, spikes: 2, keep: false };
+	const options = {
+		internalOnly: false,
+		seed: 1,
+		rate: 0.02,
+		runs: 30,
+		latency: 30,
+		jitter: 20,
+		spikes: 2,
+		keep: false,
+	};
 	for (let index = 0; index < argv.length; index++) {
 		const name = argv[index].replace(/^--/, '');
 		if (name === 'keep') options.keep = true;
 		else if (name === 'internal-only') options.internalOnly = true;
 		else if (name === 'dir' || name === 'json') options[name] = argv[++index];
-		else if (['rows', 'seed', 'rate', 'kills', 'runs', 'latency', 'jitter', 'spikes', 'concurrency'].includes(name)) options[name] = Number(argv[++index]);
+		else if (
+			[
+				'rows',
+				'seed',
+				'rate',
+				'kills',
+				'runs',
+				'latency',
+				'jitter',
+				'spikes',
+				'concurrency',
+			].includes(name)
+		)
+			options[name] = Number(argv[++index]);
 		else throw new Error(`unknown option --${name}; see the header of scripts/chaos.js`);
 	}
 	return options;
@@ -124,7 +215,14 @@ function parseArgs(argv) {
 /** The defaults of each set-up, under what was given. */
 function withDefaults(given) {
 	const internalOnly = Boolean(given.internalOnly);
-	return { ...parseArgs([]), rows: internalOnly ? 10000 : 30000, kills: internalOnly ? 2 : 6, concurrency: internalOnly ? 5 : 10, ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)), internalOnly };
+	return {
+		...parseArgs([]),
+		rows: internalOnly ? 10000 : 30000,
+		kills: internalOnly ? 2 : 6,
+		concurrency: internalOnly ? 5 : 10,
+		...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)),
+		internalOnly,
+	};
 }
 
 /**
@@ -157,20 +255,32 @@ function judge(ledger, outputs, rows) {
 	const untrue = [];
 	for (const { kind, run, items } of outputs) {
 		items.forEach((item, index) => {
-			const own = (byTransferId.get(item.transferId) ?? []).filter((transfer) => rowOfTransfer(transfer) === rowKey(kind, index));
-			if (PAID.includes(item.status) && own.length === 0) untrue.push({ kind, index, run, said: 'paid', item });
-			if (item.nextStep === 'newTransferId' && (byTransferId.get(item.transferId) ?? []).length > 0) untrue.push({ kind, index, run, said: 'did not pay', item });
+			const own = (byTransferId.get(item.transferId) ?? []).filter(
+				(transfer) => rowOfTransfer(transfer) === rowKey(kind, index),
+			);
+			if (PAID.includes(item.status) && own.length === 0)
+				untrue.push({ kind, index, run, said: 'paid', item });
+			if (item.nextStep === 'newTransferId' && (byTransferId.get(item.transferId) ?? []).length > 0)
+				untrue.push({ kind, index, run, said: 'did not pay', item });
 		});
 	}
 	tally.untrue = untrue.length;
-	return { ...tally, paidTwiceExamples: twice.slice(0, 5), foreignTransfers: foreign.length, untrueExamples: untrue.slice(0, 5) };
+	return {
+		...tally,
+		paidTwiceExamples: twice.slice(0, 5),
+		foreignTransfers: foreign.length,
+		untrueExamples: untrue.slice(0, 5),
+	};
 }
 
 /** A process and every process under it, SIGKILLed at once (n8n and its task runner, as a crash of the machine). */
 function killTree(pid) {
 	const children = (parent) => {
 		try {
-			return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+			return execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' })
+				.split('\n')
+				.filter(Boolean)
+				.map(Number);
 		} catch {
 			return [];
 		}
@@ -195,9 +305,12 @@ async function startRegular({ baseDir, sandbox, workflow, say }) {
 	await n8n.ensureRuntime();
 	const userFolder = path.join(baseDir, 'n8n');
 	fs.mkdirSync(userFolder, { recursive: true });
-	say('starting the package in n8n\'s user folder, the credential and the workflow');
+	say("starting the package in n8n's user folder, the credential and the workflow");
 	await n8n.installPackage(userFolder);
-	const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+	const env = n8n.n8nEnv(userFolder, {
+		port: await n8n.freePort(),
+		brokerPort: await n8n.freePort(),
+	});
 	await n8n.importCredential(userFolder, env, sandbox, sandboxSeed);
 	await n8n.importWorkflows(userFolder, env, [workflow]);
 	const stack = { starts: 0, logs: [] };
@@ -209,7 +322,11 @@ async function startRegular({ baseDir, sandbox, workflow, say }) {
 	};
 	stack.kill = async () => {
 		const { child } = stack.server;
-		const gone = new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
+		const gone = new Promise((resolve) =>
+			child.exitCode !== null || child.signalCode !== null
+				? resolve()
+				: child.once('exit', resolve),
+		);
 		killTree(child.pid);
 		await gone;
 		return 'n8n';
@@ -224,22 +341,51 @@ async function runChaos(given = {}) {
 	const options = withDefaults(given);
 	const kinds = options.internalOnly ? ['internal'] : ['standard', 'card', 'internal'];
 	const rowsPerKind = Math.floor(options.rows / kinds.length);
-	const rows = kinds.flatMap((kind) => Array.from({ length: rowsPerKind }, (_, index) => rowKey(kind, index)));
+	const rows = kinds.flatMap((kind) =>
+		Array.from({ length: rowsPerKind }, (_, index) => rowKey(kind, index)),
+	);
 	const random = seededRandom(options.seed * 7919 + 1);
 	const say = options.log ?? ((line) => process.stderr.write(`[chaos] ${line}\n`));
 	const baseDir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-chaos-'));
 	fs.mkdirSync(baseDir, { recursive: true });
 	if (typeof process.getuid === 'function' && process.getuid() === 0) fs.chmodSync(baseDir, 0o755);
 	const started = Date.now();
-	const mode = options.internalOnly ? 'regular mode (one n8n process, SQLite)' : 'queue mode (a main, two workers, Postgres, Redis)';
-	const report = { mode, rows: rows.length, kinds, seed: options.seed, rate: options.rate, concurrency: options.concurrency, runs: 0, kills: [], spikes: 0, faultsInjected: {}, inDoubt: 0, settledPaid: 0, newKeys: 0, newKeyRows: 0, lookedUp: 0, seconds: 0, runLines: [] };
+	const mode = options.internalOnly
+		? 'regular mode (one n8n process, SQLite)'
+		: 'queue mode (a main, two workers, Postgres, Redis)';
+	const report = {
+		mode,
+		rows: rows.length,
+		kinds,
+		seed: options.seed,
+		rate: options.rate,
+		concurrency: options.concurrency,
+		runs: 0,
+		kills: [],
+		spikes: 0,
+		faultsInjected: {},
+		inDoubt: 0,
+		settledPaid: 0,
+		newKeys: 0,
+		newKeyRows: 0,
+		lookedUp: 0,
+		seconds: 0,
+		runLines: [],
+	};
 	// Queue mode: the sandbox refuses a repeated internal Transfer ID (the internal Pay node says the
 	// service does). Regular mode: it books it again, the worst case the node's own record must survive.
-	const sandbox = await startSandbox({ latencyMs: options.latency, latencyJitterMs: options.jitter, internalDuplicates: options.internalOnly ? 'book' : 'refuse', chaos: { seed: options.seed, rate: options.rate } });
+	const sandbox = await startSandbox({
+		latencyMs: options.latency,
+		latencyJitterMs: options.jitter,
+		internalDuplicates: options.internalOnly ? 'book' : 'refuse',
+		chaos: { seed: options.seed, rate: options.rate },
+	});
 	const workflow = batchWorkflow(kinds, rowsPerKind, options);
 	let stack;
 	try {
-		say(`${report.rows} rows (${kinds.join(', ')}), seed ${options.seed}, fault rate ${options.rate}, ${options.kills} kills, Concurrency ${options.concurrency}; ${mode} in ${baseDir}`);
+		say(
+			`${report.rows} rows (${kinds.join(', ')}), seed ${options.seed}, fault rate ${options.rate}, ${options.kills} kills, Concurrency ${options.concurrency}; ${mode} in ${baseDir}`,
+		);
 		let rest;
 		let kill;
 		if (options.internalOnly) {
@@ -251,18 +397,32 @@ async function runChaos(given = {}) {
 				return 'n8n';
 			};
 		} else {
-			stack = await queue.startQueueStack({ baseDir, sandbox, seed: sandboxSeed, workers: 2, workerConcurrency: 2, workflows: [workflow], fast: true, onStep: (step) => say(`starting ${step}`) });
+			stack = await queue.startQueueStack({
+				baseDir,
+				sandbox,
+				seed: sandboxSeed,
+				workers: 2,
+				workerConcurrency: 2,
+				workflows: [workflow],
+				fast: true,
+				onStep: (step) => say(`starting ${step}`),
+			});
 			rest = queueApi(stack, say);
 			kill = async (executionId) => {
 				const victim = ['worker', 'main', 'both', 'worker'][Math.floor(random() * 4)];
 				const busy = queue.workerOfExecution(stack, executionId);
-				const workerIndex = Math.max(0, stack.workers.findIndex((worker) => worker.name === busy[busy.length - 1]));
+				const workerIndex = Math.max(
+					0,
+					stack.workers.findIndex((worker) => worker.name === busy[busy.length - 1]),
+				);
 				if (victim !== 'main') stack.workers[workerIndex].kill();
 				if (victim !== 'worker') stack.main.child.kill('SIGKILL');
 				await sleep(2000);
 				if (victim !== 'worker') await stack.startMain();
 				if (victim !== 'main') await stack.startWorker(workerIndex);
-				return victim === 'main' ? 'main' : `${stack.workers[workerIndex].name}${victim === 'both' ? ' and main' : ''}`;
+				return victim === 'main'
+					? 'main'
+					: `${stack.workers[workerIndex].name}${victim === 'both' ? ' and main' : ''}`;
 			};
 		}
 		const outputs = [];
@@ -275,15 +435,20 @@ async function runChaos(given = {}) {
 		const spikes = spiker(sandbox, random, options);
 
 		for (;;) {
-			if (report.runs >= options.runs) throw new Error(`no run ended with every row paid in ${options.runs} runs`);
+			if (report.runs >= options.runs)
+				throw new Error(`no run ended with every row paid in ${options.runs} runs`);
 			report.runs += 1;
 			const workflowData = await rest('GET', `/workflows/${workflow.id}`);
-			const { executionId } = await rest('POST', `/workflows/${workflow.id}/run`, { workflowData, triggerToStartFrom: { name: 'Start' } });
+			const { executionId } = await rest('POST', `/workflows/${workflow.id}/run`, {
+				workflowData,
+				triggerToStartFrom: { name: 'Start' },
+			});
 			const runStarted = Date.now();
 			// A kill lands at a random point of what is left to pay: after that many transfer requests of this run.
 			const requestsAtStart = sandbox.requestCount(); // the batch makes no other request
 			const left = report.rows - sandbox.state().count;
-			let killAfter = killsLeft > 0 && left >= 10 ? Math.floor(left * (0.1 + 0.5 * random())) : Infinity;
+			let killAfter =
+				killsLeft > 0 && left >= 10 ? Math.floor(left * (0.1 + 0.5 * random())) : Infinity;
 			let lastRequests = requestsAtStart;
 			let lastChange = Date.now();
 			let saved;
@@ -297,7 +462,10 @@ async function runChaos(given = {}) {
 					killsLeft -= 1;
 					// Another kill in this run only if the execution goes on (in queue mode, on a worker, after the main's kill).
 					const leftNow = report.rows - sandbox.state().count;
-					killAfter = killsLeft > 0 && leftNow >= 10 ? requests - requestsAtStart + Math.floor(leftNow * (0.2 + 0.4 * random())) : Infinity;
+					killAfter =
+						killsLeft > 0 && leftNow >= 10
+							? requests - requestsAtStart + Math.floor(leftNow * (0.2 + 0.4 * random()))
+							: Infinity;
 					const paidAt = sandbox.state().count;
 					say(`run ${report.runs}: SIGKILL with ${paidAt} transfers in the ledger`);
 					const victim = await kill(executionId);
@@ -325,7 +493,11 @@ async function runChaos(given = {}) {
 				continue;
 			}
 			// As docs/safety.md says: settle once no run is sending and no request can still arrive (the service has nothing in flight).
-			await n8n.waitFor('the service to have no request in flight', () => sandbox.state().inFlight === 0, { timeoutSeconds: 120, intervalMs: 100 });
+			await n8n.waitFor(
+				'the service to have no request in flight',
+				() => sandbox.state().inFlight === 0,
+				{ timeoutSeconds: 120, intervalMs: 100 },
+			);
 			const { resultData } = n8n.runDataOf(saved);
 			const runData = resultData?.runData ?? {};
 			const dashboard = dashboardStatuses(sandbox.dashboardCsv());
@@ -334,21 +506,33 @@ async function runChaos(given = {}) {
 			const paidCount = Object.fromEntries(kinds.map((kind) => [kind, 0]));
 			let [mapped, renamed, looked] = [0, 0, 0];
 			for (const kind of kinds) {
-				const items = (runData[`Pay ${kind}`]?.at(-1)?.data?.main?.[0] ?? []).map((item) => item.json);
+				const items = (runData[`Pay ${kind}`]?.at(-1)?.data?.main?.[0] ?? []).map(
+					(item) => item.json,
+				);
 				outputs.push({ kind, run: report.runs, items });
 				// The user's sheet for the next run: statuses only where this run's words ask for one.
 				const next = {};
 				items.forEach((item, index) => {
-					const history = [...(histories.get(`${kind} ${index}`) ?? []), `${report.runs}: ${item.status}${item.nextStep ? `/${item.nextStep}` : ''}${item.dashboardStatus ? ` (given ${item.dashboardStatus})` : ''}`];
+					const history = [
+						...(histories.get(`${kind} ${index}`) ?? []),
+						`${report.runs}: ${item.status}${item.nextStep ? `/${item.nextStep}` : ''}${item.dashboardStatus ? ` (given ${item.dashboardStatus})` : ''}`,
+					];
 					histories.set(`${kind} ${index}`, history);
 					if (item.status === 'UNKNOWN') everInDoubt.add(`${kind} ${index}`);
 					if (PAID.includes(item.status)) {
 						paidCount[kind] += 1;
-						if (item.dashboardStatus && item.status === 'ALREADY_SUBMITTED' && !item.dashboardStatusNote) report.settledPaid += 1;
+						if (
+							item.dashboardStatus &&
+							item.status === 'ALREADY_SUBMITTED' &&
+							!item.dashboardStatusNote
+						)
+							report.settledPaid += 1;
 						return;
 					}
-					unsettled[`${kind} ${item.status}/${item.nextStep}`] = (unsettled[`${kind} ${item.status}/${item.nextStep}`] ?? 0) + 1;
-					stuckExample[`${kind} ${item.status}/${item.nextStep}`] ??= `${item.transferId}: ${String(item.error ?? item.message ?? '').slice(0, 160)} | ${String(item.hint ?? '').slice(0, 200)} | runs: ${history.join(', ')}`;
+					unsettled[`${kind} ${item.status}/${item.nextStep}`] =
+						(unsettled[`${kind} ${item.status}/${item.nextStep}`] ?? 0) + 1;
+					stuckExample[`${kind} ${item.status}/${item.nextStep}`] ??=
+						`${item.transferId}: ${String(item.error ?? item.message ?? '').slice(0, 160)} | ${String(item.hint ?? '').slice(0, 200)} | runs: ${history.join(', ')}`;
 					switch (item.nextStep) {
 						case 'runAgain':
 							return;
@@ -372,11 +556,16 @@ async function runChaos(given = {}) {
 							return;
 						}
 						default:
-							throw new Error(`run ${report.runs}: ${kind} row ${index} reads ${item.status} with nextStep ${item.nextStep}, which this batch should never need: ${stuckExample[`${kind} ${item.status}/${item.nextStep}`]}`);
+							throw new Error(
+								`run ${report.runs}: ${kind} row ${index} reads ${item.status} with nextStep ${item.nextStep}, which this batch should never need: ${stuckExample[`${kind} ${item.status}/${item.nextStep}`]}`,
+							);
 					}
 				});
 				statuses[kind] = next;
-				if (items.length !== rowsPerKind) throw new Error(`run ${report.runs}: Pay ${kind} output ${items.length} items for ${rowsPerKind} rows (${n8n.describeExecution(saved)})`);
+				if (items.length !== rowsPerKind)
+					throw new Error(
+						`run ${report.runs}: Pay ${kind} output ${items.length} items for ${rowsPerKind} rows (${n8n.describeExecution(saved)})`,
+					);
 			}
 			report.newKeys += renamed;
 			report.lookedUp += looked;
@@ -384,15 +573,22 @@ async function runChaos(given = {}) {
 			const line = `run ${report.runs}: execution ${executionId} ${saved.status} in ${Math.round((Date.now() - runStarted) / 1000)} s; paid ${counts}; ledger ${sandbox.state().count}; not paid in this run's output: ${JSON.stringify(unsettled)}; the user mapped ${mapped} dashboard statuses, gave ${renamed} rows a new key, looked ${looked} up`;
 			report.runLines.push(line);
 			say(line);
-			if (process.env.CHAOS_VERBOSE) for (const [what, example] of Object.entries(stuckExample)) say(`  ${what}, e.g. ${example}`);
-			if (saved.status === 'success' && kinds.every((kind) => paidCount[kind] === rowsPerKind)) break;
+			if (process.env.CHAOS_VERBOSE)
+				for (const [what, example] of Object.entries(stuckExample))
+					say(`  ${what}, e.g. ${example}`);
+			if (saved.status === 'success' && kinds.every((kind) => paidCount[kind] === rowsPerKind))
+				break;
 			// The sheet changed as the words said, for the next run.
 			const current = await rest('GET', `/workflows/${workflow.id}`);
 			for (const node of current.nodes) {
 				const kind = kinds.find((candidate) => node.name === `Rows ${candidate}`);
 				if (kind) node.parameters.jsCode = rowsCode(kind, rowsPerKind, statuses[kind], again[kind]);
 			}
-			await rest('PATCH', `/workflows/${workflow.id}`, { nodes: current.nodes, connections: current.connections, versionId: current.versionId });
+			await rest('PATCH', `/workflows/${workflow.id}`, {
+				nodes: current.nodes,
+				connections: current.connections,
+				versionId: current.versionId,
+			});
 		}
 		report.inDoubt = everInDoubt.size;
 		report.newKeyRows = kinds.reduce((sum, kind) => sum + Object.keys(again[kind]).length, 0);
@@ -407,7 +603,12 @@ async function runChaos(given = {}) {
 		if (!options.keep && !options.dir) fs.rmSync(baseDir, { recursive: true, force: true });
 	}
 	report.line = `chaos: ${report.rows} rows, ${report.paidOnce} paid once, ${report.paidTwice} paid twice, ${report.unpaid} unpaid, ${report.untrue} untrue outputs`;
-	report.passed = report.paidTwice === 0 && report.unpaid === 0 && report.untrue === 0 && report.paidOnce === report.rows && report.foreignTransfers === 0;
+	report.passed =
+		report.paidTwice === 0 &&
+		report.unpaid === 0 &&
+		report.untrue === 0 &&
+		report.paidOnce === report.rows &&
+		report.foreignTransfers === 0;
 	return report;
 }
 
@@ -431,8 +632,18 @@ function spiker(sandbox, random, options) {
 			state.count += 1;
 			sandbox.configure({
 				faults: [
-					{ match: { method: 'POST' }, fault: 'latency', latencyMs: NODE_TIMEOUT_MS + 1500, times: 1 },
-					{ match: { method: 'POST' }, fault: 'latency', latencyMs: Math.round(800 + 1700 * random()), times: 2 * options.concurrency },
+					{
+						match: { method: 'POST' },
+						fault: 'latency',
+						latencyMs: NODE_TIMEOUT_MS + 1500,
+						times: 1,
+					},
+					{
+						match: { method: 'POST' },
+						fault: 'latency',
+						latencyMs: Math.round(800 + 1700 * random()),
+						times: 2 * options.concurrency,
+					},
 				],
 			});
 		},
@@ -444,7 +655,11 @@ function queueApi(stack, say) {
 	return async (method, route, body) => {
 		for (let attempt = 0; ; attempt++) {
 			try {
-				const response = await fetch(`${stack.main.url}/rest${route}`, { method, headers: { cookie: stack.cookie, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+				const response = await fetch(`${stack.main.url}/rest${route}`, {
+					method,
+					headers: { cookie: stack.cookie, 'content-type': 'application/json' },
+					body: body === undefined ? undefined : JSON.stringify(body),
+				});
 				const text = await response.text();
 				const refused = n8n.sessionRefused(response, text);
 				if (refused && attempt <= 90) {
@@ -453,7 +668,8 @@ function queueApi(stack, say) {
 					continue;
 				}
 				if (response.ok) return JSON.parse(text).data;
-				if (attempt > 90) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
+				if (attempt > 90)
+					throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 300)}`);
 			} catch (failure) {
 				if (attempt > 90) throw failure;
 			}
@@ -463,7 +679,9 @@ function queueApi(stack, say) {
 }
 
 function print(report) {
-	const faults = Object.entries(report.faultsInjected).map(([kind, count]) => `${kind} ${count}`).join(', ');
+	const faults = Object.entries(report.faultsInjected)
+		.map(([kind, count]) => `${kind} ${count}`)
+		.join(', ');
 	const lines = [
 		`rows ${report.rows} (${report.kinds.join(', ')}${report.kinds.includes('internal') ? ', internal keyed by a column' : ''}), ${report.mode}, Concurrency ${report.concurrency}, seed ${report.seed}, fault rate ${report.rate}`,
 		`payments in the ledger ${report.payments}; rows paid once ${report.paidOnce}, paid twice ${report.paidTwice}, unpaid ${report.unpaid}`,

@@ -15,16 +15,30 @@ const SUBJECTS = {
 
 /** A matching pattern as words: "minimum amount of rs\\.? ?100\\b" reads "minimum amount of rs. 100". */
 function readable(source) {
-	return source.replace(/\\b/g, '').replace(/\\\.\?/g, '.').replace(/ \?/g, ' ').replace(/\\/g, '').replace(/\|/g, '\\|');
+	return source
+		.replace(/\\b/g, '')
+		.replace(/\\\.\?/g, '.')
+		.replace(/ \?/g, ' ')
+		.replace(/\\/g, '')
+		.replace(/\|/g, '\\|');
 }
 
 function table() {
-	const { errorRows } = require(path.join(__dirname, '..', 'dist', 'nodes', 'shared', 'outcomes', 'errors.js'));
-	const lines = ['| Operations | subCode | Service message (matched) | Hint (the error\'s description) |', '|---|---|---|---|'];
+	const { errorRows } = require(
+		path.join(__dirname, '..', 'dist', 'nodes', 'shared', 'outcomes', 'errors.js'),
+	);
+	const lines = [
+		"| Operations | subCode | Service message (matched) | Hint (the error's description) |",
+		'|---|---|---|---|',
+	];
 	for (const row of errorRows) {
-		const operations = row.operations ? row.operations.map((operation) => SUBJECTS[operation]).join(', ') : 'every payout operation';
+		const operations = row.operations
+			? row.operations.map((operation) => SUBJECTS[operation]).join(', ')
+			: 'every payout operation';
 		const matched = row.message.source === '.' ? 'any message' : readable(row.message.source);
-		lines.push(`| ${operations} | ${row.subCode} | \`${matched}\`${row.unknownOutcome ? ' (unknown outcome)' : ''} | ${row.hint.replace(/\|/g, '\\|')} |`);
+		lines.push(
+			`| ${operations} | ${row.subCode} | \`${matched}\`${row.unknownOutcome ? ' (unknown outcome)' : ''} | ${row.hint.replace(/\|/g, '\\|')} |`,
+		);
 	}
 	return lines.join('\n');
 }

@@ -40,7 +40,9 @@ function postgresBinDir() {
 }
 
 function redisServerBin() {
-	const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+	const found = spawnSync('sh', ['-c', 'command -v redis-server'], {
+		encoding: 'utf8',
+	}).stdout.trim();
 	return found || (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
 }
 
@@ -60,14 +62,22 @@ function ensureQueueTools() {
 	const missing = missingQueueTools();
 	if (!missing.length) return;
 	if (!isRoot() || !fs.existsSync('/usr/bin/apt-get')) {
-		throw new Error(`queue mode needs ${missing.join(' and ')}: install them (sudo apt-get install -y ${missing.join(' ')}) and run again`);
+		throw new Error(
+			`queue mode needs ${missing.join(' and ')}: install them (sudo apt-get install -y ${missing.join(' ')}) and run again`,
+		);
 	}
 	n8n.log(`Installing ${missing.join(' and ')} from Debian packages (apt-get, about a minute)…`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+	execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
+		stdio: ['ignore', 'ignore', 'inherit'],
+		env,
+	});
 	const still = missingQueueTools();
-	if (still.length) throw new Error(`apt-get installed ${missing.join(', ')} but ${still.join(', ')} still cannot be found`);
+	if (still.length)
+		throw new Error(
+			`apt-get installed ${missing.join(', ')} but ${still.join(', ')} still cannot be found`,
+		);
 }
 
 /** initdb and postgres refuse root: as root they run as Debian's `postgres` user. */
@@ -119,32 +129,72 @@ async function waitUntil(what, check, { timeoutSeconds = 120, child, logFile } =
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	for (;;) {
 		if (child && (child.exitCode !== null || child.signalCode !== null)) {
-			throw new Error(`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`);
+			throw new Error(
+				`${what}: the process exited (${child.exitCode ?? child.signalCode})${logFile ? `; its log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}` : ''}`,
+			);
 		}
 		try {
 			if (await check()) return;
 		} catch {
 			// not ready yet
 		}
-		if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutSeconds} s${logFile ? `; its log is ${logFile}` : ''}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`${what}: not ready within ${timeoutSeconds} s${logFile ? `; its log is ${logFile}` : ''}`,
+			);
 		await sleep(250);
 	}
 }
 
 function psql(bin, port, sql) {
-	return execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-tAc', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+	return execFileSync(
+		path.join(bin, 'psql'),
+		['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-tAc', sql],
+		{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+	).trim();
 }
 
 /** The claims table of the queue-mode template, as its user creates it: examples/queue-claims.sql, in n8n's database, as n8n's role. */
 const CLAIMS_SQL = path.join(n8n.ROOT, 'examples', 'queue-claims.sql');
 function createClaimsTable(port) {
-	execFileSync(path.join(postgresBinDir(), 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', DATABASE.user, '-d', DATABASE.name, '-v', 'ON_ERROR_STOP=1', '-q', '-f', CLAIMS_SQL], { stdio: ['ignore', 'pipe', 'pipe'] });
+	execFileSync(
+		path.join(postgresBinDir(), 'psql'),
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(port),
+			'-U',
+			DATABASE.user,
+			'-d',
+			DATABASE.name,
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-q',
+			'-f',
+			CLAIMS_SQL,
+		],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
 }
 
 /** The credential the template's Postgres nodes use ("Payouts Claims Database"), pointing at `port`. */
 const CLAIMS_CREDENTIAL = { id: 'payoutsClaimsDb01', name: 'Payouts Claims Database' };
 function claimsCredential(port) {
-	return { ...CLAIMS_CREDENTIAL, type: 'postgres', data: { host: '127.0.0.1', port, database: DATABASE.name, user: DATABASE.user, password: DATABASE.password, ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 20 } };
+	return {
+		...CLAIMS_CREDENTIAL,
+		type: 'postgres',
+		data: {
+			host: '127.0.0.1',
+			port,
+			database: DATABASE.name,
+			user: DATABASE.user,
+			password: DATABASE.password,
+			ssl: 'disable',
+			allowUnauthorizedCerts: false,
+			maxConnections: 20,
+		},
+	};
 }
 
 /**
@@ -155,7 +205,10 @@ async function startPostgres({ dir, port, fast = false }) {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error('Postgres is not installed (Debian package postgresql)');
 	// `dir` itself becomes the postgres user's; its parents must let that user through.
-	if (!reachableByPostgres(path.dirname(dir))) throw new Error(`the postgres user cannot reach ${dir} (a parent folder is not searchable by others); set PAYOUTS_QUEUE_DIR to a folder under /tmp or /var/tmp`);
+	if (!reachableByPostgres(path.dirname(dir)))
+		throw new Error(
+			`the postgres user cannot reach ${dir} (a parent folder is not searchable by others); set PAYOUTS_QUEUE_DIR to a folder under /tmp or /var/tmp`,
+		);
 	const owner = postgresOwner();
 	const dataDir = path.join(dir, 'data');
 	fs.mkdirSync(dir, { recursive: true });
@@ -163,16 +216,54 @@ async function startPostgres({ dir, port, fast = false }) {
 	fs.chmodSync(dir, 0o700);
 	const logFile = path.join(dir, 'postgres.log');
 	if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-		execFileSync(path.join(bin, 'initdb'), ['-D', dataDir, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C', ...(fast ? ['--no-sync'] : [])], { ...owner, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+		execFileSync(
+			path.join(bin, 'initdb'),
+			[
+				'-D',
+				dataDir,
+				'--auth=trust',
+				'-U',
+				'postgres',
+				'--encoding=UTF8',
+				'--locale=C',
+				...(fast ? ['--no-sync'] : []),
+			],
+			{ ...owner, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+		);
 	}
-	const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=100', ...(fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])];
-	if (owner.uid !== undefined && fs.existsSync(logFile)) fs.chownSync(logFile, owner.uid, owner.gid);
-	const child = spawnLogged(path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, ...settings], logFile, { ...owner, cwd: dir });
-	await waitUntil('Postgres', () => psql(bin, port, 'select 1') === '1', { child, logFile, timeoutSeconds: 60 });
-	if (psql(bin, port, `select 1 from pg_roles where rolname = '${DATABASE.user}'`) !== '1') psql(bin, port, `create role ${DATABASE.user} login password '${DATABASE.password}'`);
-	if (psql(bin, port, `select 1 from pg_database where datname = '${DATABASE.name}'`) !== '1') psql(bin, port, `create database ${DATABASE.name} owner ${DATABASE.user}`);
+	const settings = [
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		'max_connections=100',
+		...(fast
+			? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+			: []),
+	];
+	if (owner.uid !== undefined && fs.existsSync(logFile))
+		fs.chownSync(logFile, owner.uid, owner.gid);
+	const child = spawnLogged(
+		path.join(bin, 'postgres'),
+		['-D', dataDir, '-p', String(port), '-k', dir, ...settings],
+		logFile,
+		{ ...owner, cwd: dir },
+	);
+	await waitUntil('Postgres', () => psql(bin, port, 'select 1') === '1', {
+		child,
+		logFile,
+		timeoutSeconds: 60,
+	});
+	if (psql(bin, port, `select 1 from pg_roles where rolname = '${DATABASE.user}'`) !== '1')
+		psql(bin, port, `create role ${DATABASE.user} login password '${DATABASE.password}'`);
+	if (psql(bin, port, `select 1 from pg_database where datname = '${DATABASE.name}'`) !== '1')
+		psql(bin, port, `create database ${DATABASE.name} owner ${DATABASE.user}`);
 	// SIGINT is Postgres' "fast" shutdown: ends sessions, writes a checkpoint, exits.
-	return { port, child, logFile, stop: () => stopChild(child, { signal: 'SIGINT', graceMs: 20000 }) };
+	return {
+		port,
+		child,
+		logFile,
+		stop: () => stopChild(child, { signal: 'SIGINT', graceMs: 20000 }),
+	};
 }
 
 function redisPing(port) {
@@ -198,8 +289,19 @@ function redisIntegers(port, commands) {
 	return new Promise((resolve, reject) => {
 		const socket = net.connect(port, '127.0.0.1');
 		let answer = '';
-		socket.setTimeout(5000, () => socket.destroy(new Error(`Redis on port ${port} did not answer within 5 s`)));
-		socket.on('connect', () => socket.write(commands.map((words) => `*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`).join('')));
+		socket.setTimeout(5000, () =>
+			socket.destroy(new Error(`Redis on port ${port} did not answer within 5 s`)),
+		);
+		socket.on('connect', () =>
+			socket.write(
+				commands
+					.map(
+						(words) =>
+							`*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`,
+					)
+					.join(''),
+			),
+		);
 		socket.on('data', (chunk) => {
 			answer += chunk;
 			// Complete lines only: an answer may arrive in pieces.
@@ -237,13 +339,23 @@ async function queueJobCounts(stack) {
 async function settle(stack, { timeoutSeconds = 180, idle } = {}) {
 	const stopped = await n8n.stopRunningExecutions(stack.rest, { timeoutSeconds });
 	let counts;
-	await n8n.waitFor('the job queue to empty (every job finished by its worker)', async () => {
-		counts = await queueJobCounts(stack);
-		return counts.waiting + counts.active + counts.delayed + counts.paused === 0;
-	}, { timeoutSeconds, intervalMs: 250 }).catch((error) => {
-		throw new Error(`${error.message}; Bull's queue: ${JSON.stringify(counts)}`);
-	});
-	if (idle) await n8n.waitFor('the service to see the stopped executions end', idle, { timeoutSeconds, intervalMs: 100 });
+	await n8n
+		.waitFor(
+			'the job queue to empty (every job finished by its worker)',
+			async () => {
+				counts = await queueJobCounts(stack);
+				return counts.waiting + counts.active + counts.delayed + counts.paused === 0;
+			},
+			{ timeoutSeconds, intervalMs: 250 },
+		)
+		.catch((error) => {
+			throw new Error(`${error.message}; Bull's queue: ${JSON.stringify(counts)}`);
+		});
+	if (idle)
+		await n8n.waitFor('the service to see the stopped executions end', idle, {
+			timeoutSeconds,
+			intervalMs: 100,
+		});
 	return stopped;
 }
 
@@ -253,7 +365,25 @@ async function startRedis({ dir, port }) {
 	if (!bin) throw new Error('Redis is not installed (Debian package redis-server)');
 	fs.mkdirSync(dir, { recursive: true });
 	const logFile = path.join(dir, 'redis.log');
-	const child = spawnLogged(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], logFile, { cwd: dir });
+	const child = spawnLogged(
+		bin,
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+			'--daemonize',
+			'no',
+		],
+		logFile,
+		{ cwd: dir },
+	);
 	await waitUntil('Redis', () => redisPing(port), { child, logFile, timeoutSeconds: 30 });
 	return { port, child, logFile, stop: () => stopChild(child, { graceMs: 10000 }) };
 }
@@ -284,25 +414,47 @@ function queueEnv(env, { postgres, redis }) {
  * `n8n worker`, ready once its health check answers /healthz/readiness: connected to the
  * database and Redis (n8n 2.x: and taking jobs from the queue).
  */
-async function startWorker(env, logFile, { healthPort, concurrency = 5, timeoutSeconds = 180 } = {}) {
-	const workerEnv = { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_PORT: String(healthPort) };
+async function startWorker(
+	env,
+	logFile,
+	{ healthPort, concurrency = 5, timeoutSeconds = 180 } = {},
+) {
+	const workerEnv = {
+		...env,
+		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+		QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+		N8N_WORKER_SERVER_PORT: String(healthPort),
+	};
 	// A worker started again (after a kill) keeps its earlier log: what it did before is the evidence.
 	if (fs.existsSync(logFile)) fs.appendFileSync(logFile, '\n--- n8n worker started again ---\n');
-	const child = spawnLogged(n8n.N8N_BIN, ['worker', `--concurrency=${concurrency}`], logFile, { env: workerEnv });
+	const child = spawnLogged(n8n.N8N_BIN, ['worker', `--concurrency=${concurrency}`], logFile, {
+		env: workerEnv,
+	});
 	await waitUntil(
 		`n8n worker (${path.basename(logFile)})`,
 		async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok,
 		{ child, logFile, timeoutSeconds },
 	);
-	return { child, logFile, healthPort, stop: () => stopChild(child, { graceMs: 35000 }), kill: () => child.kill('SIGKILL') };
+	return {
+		child,
+		logFile,
+		healthPort,
+		stop: () => stopChild(child, { graceMs: 35000 }),
+		kill: () => child.kill('SIGKILL'),
+	};
 }
 
 /** The production webhooks of the workflows in `publish`: [{ path, method }]. */
 function publishedWebhooks(workflows, publish) {
 	return workflows
 		.filter((workflow) => publish.includes(workflow.id))
-		.flatMap((workflow) => workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook' && !node.disabled))
-		.map((node) => ({ path: node.parameters?.path ?? node.webhookId, method: node.parameters?.httpMethod ?? 'GET' }));
+		.flatMap((workflow) =>
+			workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook' && !node.disabled),
+		)
+		.map((node) => ({
+			path: node.parameters?.path ?? node.webhookId,
+			method: node.parameters?.httpMethod ?? 'GET',
+		}));
 }
 
 /**
@@ -315,16 +467,36 @@ function publishedWebhooks(workflows, publish) {
  * handles (`main`, `cookie`, `rest`: a REST client of the main, `workers`, `postgres`, `redis`),
  * `startMain()`, `startWorker(index)`, and `stop()`, which stops all of it.
  */
-async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2, workerConcurrency = 5, workflows, publish = [], reuse = false, fast = false, workerDatabasePort, onStep = () => {} }) {
+async function startQueueStack({
+	baseDir,
+	sandbox,
+	seed,
+	ports = {},
+	workers = 2,
+	workerConcurrency = 5,
+	workflows,
+	publish = [],
+	reuse = false,
+	fast = false,
+	workerDatabasePort,
+	onStep = () => {},
+}) {
 	const started = [];
-	const stack = { baseDir, workers: [], stop: async () => {
-		for (const part of started.reverse()) await part.stop().catch(() => {});
-	} };
+	const stack = {
+		baseDir,
+		workers: [],
+		stop: async () => {
+			for (const part of started.reverse()) await part.stop().catch(() => {});
+		},
+	};
 	try {
 		// Under jest, one queue-mode set-up at a time on the machine: two of them (each a main,
 		// workers, Postgres and Redis) overload two cores, and the suites' waits then time the load.
 		if (process.env.JEST_WORKER_ID) {
-			const release = await n8n.takeLock(path.join(os.tmpdir(), 'n8n-nodes-payouts-queue-suite.lock'), 'running a queue-mode suite (one at a time)');
+			const release = await n8n.takeLock(
+				path.join(os.tmpdir(), 'n8n-nodes-payouts-queue-suite.lock'),
+				'running a queue-mode suite (one at a time)',
+			);
 			started.push({ stop: async () => release() });
 		}
 		ensureQueueTools();
@@ -332,13 +504,20 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		fs.mkdirSync(baseDir, { recursive: true });
 		if (isRoot()) fs.chmodSync(baseDir, 0o755);
 		onStep('Postgres and Redis');
-		const [postgresPort, redisPort] = [await n8n.freePort(ports.postgres ?? 0), await n8n.freePort(ports.redis ?? 0)];
-		stack.postgres = await startPostgres({ dir: path.join(baseDir, 'postgres'), port: postgresPort, fast });
+		const [postgresPort, redisPort] = [
+			await n8n.freePort(ports.postgres ?? 0),
+			await n8n.freePort(ports.redis ?? 0),
+		];
+		stack.postgres = await startPostgres({
+			dir: path.join(baseDir, 'postgres'),
+			port: postgresPort,
+			fast,
+		});
 		started.push(stack.postgres);
 		stack.redis = await startRedis({ dir: path.join(baseDir, 'redis'), port: redisPort });
 		started.push(stack.redis);
 
-		onStep('the package in each process\'s user folder');
+		onStep("the package in each process's user folder");
 		const folder = (name) => path.join(baseDir, name);
 		const mainFolder = folder('main');
 		fs.mkdirSync(mainFolder, { recursive: true });
@@ -354,7 +533,13 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 
 		const base = { postgres: stack.postgres, redis: stack.redis };
 		const mainPort = await n8n.freePort(ports.main ?? 0);
-		stack.mainEnv = queueEnv(n8n.n8nEnv(mainFolder, { port: mainPort, brokerPort: await n8n.freePort(ports.mainBroker ?? 0) }), base);
+		stack.mainEnv = queueEnv(
+			n8n.n8nEnv(mainFolder, {
+				port: mainPort,
+				brokerPort: await n8n.freePort(ports.mainBroker ?? 0),
+			}),
+			base,
+		);
 		onStep('credential and workflows (migrations on a new database)');
 		await n8n.importCredential(mainFolder, stack.mainEnv, sandbox, seed, { reuse });
 		// The queue-mode template's claims table and its credential (docs/queue-claims.md), the
@@ -362,14 +547,20 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		createClaimsTable(stack.postgres.port);
 		const claimsMarker = path.join(mainFolder, '.claims-credential-imported');
 		if (!reuse || !fs.existsSync(claimsMarker)) {
-			await n8n.importCredentials(mainFolder, stack.mainEnv, [claimsCredential(stack.postgres.port)]);
+			await n8n.importCredentials(mainFolder, stack.mainEnv, [
+				claimsCredential(stack.postgres.port),
+			]);
 			fs.writeFileSync(claimsMarker, CLAIMS_CREDENTIAL.id);
 		}
 		if (workflows) await n8n.importWorkflows(mainFolder, stack.mainEnv, workflows);
-		else stack.examplesImported = (await n8n.importExamplesOnce(mainFolder, stack.mainEnv)).imported.length;
+		else
+			stack.examplesImported = (
+				await n8n.importExamplesOnce(mainFolder, stack.mainEnv)
+			).imported.length;
 		for (const id of publish) {
 			const result = await n8n.n8nCli(['publish:workflow', `--id=${id}`], stack.mainEnv);
-			if (result.code !== 0 || /error/i.test(result.stderr)) throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
+			if (result.code !== 0 || /error/i.test(result.stderr))
+				throw new Error(`publishing workflow ${id} failed:\n${result.stdout}${result.stderr}`);
 		}
 
 		onStep('n8n main');
@@ -385,7 +576,11 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 			stack.rest = await n8n.restClient(server.url, { cookie: server.cookie });
 			// The published workflows' webhooks are registered after the REST API answers (a
 			// restarted main too): a request before that is answered 404 "not registered".
-			for (const webhook of stack.webhooks) await n8n.waitForWebhook(server.url, webhook.path, { method: webhook.method, child: server.child });
+			for (const webhook of stack.webhooks)
+				await n8n.waitForWebhook(server.url, webhook.path, {
+					method: webhook.method,
+					child: server.child,
+				});
 			return server;
 		};
 		// Stopped by stack.stop() even when it is not ready in time.
@@ -396,7 +591,13 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 		stack.workerEnv = [];
 		stack.startWorker = async (index) => {
 			const name = workerNames[index];
-			const env = queueEnv(n8n.n8nEnv(folder(name), { port: await n8n.freePort(0), brokerPort: await n8n.freePort(0) }), base);
+			const env = queueEnv(
+				n8n.n8nEnv(folder(name), {
+					port: await n8n.freePort(0),
+					brokerPort: await n8n.freePort(0),
+				}),
+				base,
+			);
 			// A test may put something between a worker and n8n's database (a delaying proxy).
 			const databasePort = workerDatabasePort?.(index, stack.postgres.port);
 			if (databasePort) {
@@ -405,7 +606,10 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 				// not on each other (n8n's pool of 2 gives up connecting after 20 s: the execution fails).
 				env.DB_POSTGRESDB_POOL_SIZE = String(Math.max(2, workerConcurrency));
 			}
-			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), { healthPort: await n8n.freePort(ports.workers?.[index] ?? 0), concurrency: workerConcurrency });
+			const worker = await startWorker(env, path.join(baseDir, `${name}.log`), {
+				healthPort: await n8n.freePort(ports.workers?.[index] ?? 0),
+				concurrency: workerConcurrency,
+			});
 			worker.name = name;
 			stack.workers[index] = worker;
 			return worker;
@@ -423,14 +627,19 @@ async function startQueueStack({ baseDir, sandbox, seed, ports = {}, workers = 2
 /** Which worker ran an execution: the one whose log says "Worker started execution <id>". */
 function workerOfExecution(stack, executionId) {
 	const pattern = new RegExp(`Worker started execution ${executionId} \\(`);
-	return stack.workers.filter((worker) => pattern.test(fs.readFileSync(worker.logFile, 'utf8'))).map((worker) => worker.name);
+	return stack.workers
+		.filter((worker) => pattern.test(fs.readFileSync(worker.logFile, 'utf8')))
+		.map((worker) => worker.name);
 }
 
 /** The queue demo's state folder: .cache/queue here, unless the postgres user cannot reach it (a checkout under /root). */
 function defaultQueueDir() {
 	const inCheckout = path.join(n8n.ROOT, '.cache', 'queue');
 	if (reachableByPostgres(inCheckout)) return inCheckout;
-	return path.join(os.tmpdir(), `n8n-nodes-payouts-queue-${require('node:crypto').createHash('sha256').update(n8n.ROOT).digest('hex').slice(0, 8)}`);
+	return path.join(
+		os.tmpdir(),
+		`n8n-nodes-payouts-queue-${require('node:crypto').createHash('sha256').update(n8n.ROOT).digest('hex').slice(0, 8)}`,
+	);
 }
 
 let shutdown = async (code) => process.exit(code);
@@ -453,7 +662,13 @@ async function main() {
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
 	// Never leave processes behind, even on an unclean exit of this one.
 	process.on('exit', () => {
-		for (const child of [stack?.main?.child, ...(stack?.workers ?? []).map((worker) => worker.child), stack?.redis?.child, stack?.postgres?.child]) child?.kill('SIGKILL');
+		for (const child of [
+			stack?.main?.child,
+			...(stack?.workers ?? []).map((worker) => worker.child),
+			stack?.redis?.child,
+			stack?.postgres?.child,
+		])
+			child?.kill('SIGKILL');
 	});
 	if (process.env.npm_lifecycle_event === 'start:queue') {
 		const parent = process.ppid;
@@ -463,7 +678,11 @@ async function main() {
 	}
 	const baseDir = path.resolve(process.env.PAYOUTS_QUEUE_DIR ?? defaultQueueDir());
 	const env = (name, fallback) => Number(process.env[name] ?? fallback);
-	sandbox = await startSandbox({ port: await n8n.freePort(env('PAYOUTS_SANDBOX_PORT', 5680)), host: '127.0.0.1', httpStyle: 'mirror' });
+	sandbox = await startSandbox({
+		port: await n8n.freePort(env('PAYOUTS_SANDBOX_PORT', 5680)),
+		host: '127.0.0.1',
+		httpStyle: 'mirror',
+	});
 	stack = await startQueueStack({
 		baseDir,
 		sandbox,
@@ -477,10 +696,17 @@ async function main() {
 		},
 		onStep: (step) => n8n.log(`Starting ${step}…`),
 	});
-	for (const child of [stack.main.child, ...stack.workers.map((worker) => worker.child), stack.redis.child, stack.postgres.child]) {
+	for (const child of [
+		stack.main.child,
+		...stack.workers.map((worker) => worker.child),
+		stack.redis.child,
+		stack.postgres.child,
+	]) {
 		child.on('exit', (code, signal) => {
 			if (!stopping) {
-				n8n.log(`A process of the queue set-up stopped unexpectedly (pid ${child.pid}, ${code ?? signal}); logs are in ${baseDir}`);
+				n8n.log(
+					`A process of the queue set-up stopped unexpectedly (pid ${child.pid}, ${code ?? signal}); logs are in ${baseDir}`,
+				);
 				stop(1);
 			}
 		});

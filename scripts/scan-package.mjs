@@ -13,16 +13,28 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(path.join(tmpdir(), 'payouts-scan-'));
 try {
 	execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'ignore' });
-	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+		cwd: root,
+		encoding: 'utf8',
+	})
+		.trim()
+		.split('\n')
+		.pop();
 	execFileSync('tar', ['-xzf', path.join(work, tarball), '-C', work]);
 	const targets = [
-		{ name: 'sources', dir: root, patterns: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'] },
+		{
+			name: 'sources',
+			dir: root,
+			patterns: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		},
 		{ name: 'packed package', dir: path.join(work, 'package'), patterns: undefined },
 	];
 	let failed = false;
 	for (const { name, dir, patterns } of targets) {
 		const result = await analyzePackage(dir, patterns);
-		console.log(`${result.passed ? 'passed' : 'FAILED'}: scan of the ${name}${result.message ? ` (${result.message})` : ''}`);
+		console.log(
+			`${result.passed ? 'passed' : 'FAILED'}: scan of the ${name}${result.message ? ` (${result.message})` : ''}`,
+		);
 		if (!result.passed) {
 			failed = true;
 			console.log(result.details ?? '');

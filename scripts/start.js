@@ -20,10 +20,20 @@ const path = require('node:path');
 
 // `--n8n <version>` / `--n8n=<version>` picks the n8n version, before harness/runtime.js reads it.
 const flag = process.argv.findIndex((arg) => arg === '--n8n' || arg.startsWith('--n8n='));
-if (flag >= 0) process.env.N8N_VERSION = process.argv[flag].includes('=') ? process.argv[flag].split('=')[1] : process.argv[flag + 1];
+if (flag >= 0)
+	process.env.N8N_VERSION = process.argv[flag].includes('=')
+		? process.argv[flag].split('=')[1]
+		: process.argv[flag + 1];
 // `--sandbox-timezone <zone>` / `--sandbox-timezone=<zone>`, else SANDBOX_TIMEZONE, else UTC.
-const zoneFlag = process.argv.findIndex((arg) => arg === '--sandbox-timezone' || arg.startsWith('--sandbox-timezone='));
-const SANDBOX_TIMEZONE = (zoneFlag >= 0 ? (process.argv[zoneFlag].includes('=') ? process.argv[zoneFlag].split('=')[1] : process.argv[zoneFlag + 1]) : process.env.SANDBOX_TIMEZONE) || 'UTC';
+const zoneFlag = process.argv.findIndex(
+	(arg) => arg === '--sandbox-timezone' || arg.startsWith('--sandbox-timezone='),
+);
+const SANDBOX_TIMEZONE =
+	(zoneFlag >= 0
+		? process.argv[zoneFlag].includes('=')
+			? process.argv[zoneFlag].split('=')[1]
+			: process.argv[zoneFlag + 1]
+		: process.env.SANDBOX_TIMEZONE) || 'UTC';
 
 let n8n;
 try {
@@ -36,7 +46,10 @@ const { startSandbox, seed } = require('../sandbox');
 
 // One user folder per n8n version: n8n migrates its database forward only, so an older n8n must
 // not open a newer one's.
-const USER_FOLDER = path.resolve(process.env.PAYOUTS_N8N_USER_FOLDER ?? path.join(n8n.ROOT, '.cache', `n8n-user-${n8n.N8N_VERSION}`));
+const USER_FOLDER = path.resolve(
+	process.env.PAYOUTS_N8N_USER_FOLDER ??
+		path.join(n8n.ROOT, '.cache', `n8n-user-${n8n.N8N_VERSION}`),
+);
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 let server;
@@ -68,30 +81,53 @@ async function main() {
 
 	const runtime = await n8n.ensureRuntime();
 
-	n8n.log('Installing the package into n8n as a community package (build, npm pack, unpack, npm install)…');
+	n8n.log(
+		'Installing the package into n8n as a community package (build, npm pack, unpack, npm install)…',
+	);
 	fs.mkdirSync(USER_FOLDER, { recursive: true });
 	const { reused } = await n8n.installPackage(USER_FOLDER, { reuse: true });
-	n8n.log(reused ? 'The package is unchanged since the last start: the installed copy is reused.' : 'Package built and installed.');
+	n8n.log(
+		reused
+			? 'The package is unchanged since the last start: the installed copy is reused.'
+			: 'Package built and installed.',
+	);
 
 	const sandboxPort = await n8n.freePort(Number(process.env.PAYOUTS_SANDBOX_PORT ?? 5680));
-	sandbox = await startSandbox({ port: sandboxPort, host: '127.0.0.1', httpStyle: 'mirror', timezone: SANDBOX_TIMEZONE });
+	sandbox = await startSandbox({
+		port: sandboxPort,
+		host: '127.0.0.1',
+		httpStyle: 'mirror',
+		timezone: SANDBOX_TIMEZONE,
+	});
 	const port = await n8n.freePort(Number(process.env.N8N_PORT ?? 5678));
 	const brokerPort = await n8n.freePort(port === 5678 ? 5679 : 0);
 	const env = n8n.n8nEnv(USER_FOLDER, { port, brokerPort });
 
 	const imported = await n8n.importCredential(USER_FOLDER, env, sandbox, seed, { reuse: true });
 	if (imported.sandbox) n8n.log(`Credential "Payouts Sandbox" points at ${sandbox.baseUrl}.`);
-	for (const [created, { name }] of [[imported.eventSigning, n8n.EVENT_SIGNING], [imported.appSigning, n8n.APP_SIGNING]]) {
-		if (created) n8n.log(`Credential "${name}" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach its webhook.`);
+	for (const [created, { name }] of [
+		[imported.eventSigning, n8n.EVENT_SIGNING],
+		[imported.appSigning, n8n.APP_SIGNING],
+	]) {
+		if (created)
+			n8n.log(
+				`Credential "${name}" (JWT Auth) created with the demo secret of docs/examples.md: change it before anyone else can reach its webhook.`,
+			);
 	}
 
 	// The examples are imported once, under fresh ids (nothing of this n8n is overwritten), so that a
 	// user's changes to them survive the next start; one whose name this n8n already holds is kept.
 	const examples = await n8n.importExamplesOnce(USER_FOLDER, env);
-	if (examples.imported.length) n8n.log(`Imported ${examples.imported.length} example workflow(s).`);
-	if (examples.kept.length) n8n.log(`This n8n already has ${examples.kept.join(', ')} (a workflow of the same name): kept as it is.`);
+	if (examples.imported.length)
+		n8n.log(`Imported ${examples.imported.length} example workflow(s).`);
+	if (examples.kept.length)
+		n8n.log(
+			`This n8n already has ${examples.kept.join(', ')} (a workflow of the same name): kept as it is.`,
+		);
 	if (examples.changed.length) {
-		n8n.log(`Example workflow(s) ${examples.changed.join(', ')} may differ from the copies imported into ${USER_FOLDER} earlier; your copies are kept. To get the new ones: Workflows → Import from File (examples/), or delete that folder for a fresh start.`);
+		n8n.log(
+			`Example workflow(s) ${examples.changed.join(', ')} may differ from the copies imported into ${USER_FOLDER} earlier; your copies are kept. To get the new ones: Workflows → Import from File (examples/), or delete that folder for a fresh start.`,
+		);
 	}
 
 	n8n.log(`Starting n8n ${runtime.version} on Node ${runtime.nodeVersion}…`);

@@ -20,7 +20,8 @@ process.env.PAYOUTS_NODE ??= 'pinned';
 const n8n = require('../harness');
 const { RESULTS_FILE, writePage } = require('./print-tested-versions');
 
-const minutes = (seconds) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`);
+const minutes = (seconds) =>
+	seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
 
 /** The tests of versions.json's `matrixTests` (the e2e suite) under jest, on this machine's Node, with n8n `version` as the runtime. */
 function runSuite(version) {
@@ -29,12 +30,19 @@ function runSuite(version) {
 	delete env.N8N_RUNTIME_DIR; // names one version's folder, not every version's
 	const jest = path.join(n8n.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [jest, ...n8n.VERSIONS.matrixTests, '--runInBand', '--json', `--outputFile=${report}`], { cwd: n8n.ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+		const child = spawn(
+			process.execPath,
+			[jest, ...n8n.VERSIONS.matrixTests, '--runInBand', '--json', `--outputFile=${report}`],
+			{ cwd: n8n.ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] },
+		);
 		child.on('close', (code) => {
 			let result = { passed: 0, failed: 0 };
 			try {
 				const json = JSON.parse(fs.readFileSync(report, 'utf8'));
-				result = { passed: json.numPassedTests, failed: json.numFailedTests + json.numRuntimeErrorTestSuites };
+				result = {
+					passed: json.numPassedTests,
+					failed: json.numFailedTests + json.numRuntimeErrorTestSuites,
+				};
 			} catch {
 				result.failed = 1; // jest itself failed (no report)
 			}
@@ -46,8 +54,12 @@ function runSuite(version) {
 
 async function main() {
 	const wanted = process.argv.slice(2);
-	const versions = wanted.length ? wanted.map((version) => n8n.runtimeFor(version).version) : n8n.VERSIONS.versions.map((entry) => entry.n8n);
-	const previous = fs.existsSync(RESULTS_FILE) ? JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8')).runs : [];
+	const versions = wanted.length
+		? wanted.map((version) => n8n.runtimeFor(version).version)
+		: n8n.VERSIONS.versions.map((entry) => entry.n8n);
+	const previous = fs.existsSync(RESULTS_FILE)
+		? JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8')).runs
+		: [];
 	const runs = new Map(previous.map((row) => [row.n8n, row]));
 	let failures = 0;
 	for (const version of versions) {
@@ -55,7 +67,15 @@ async function main() {
 		n8n.log(`=== n8n ${version} on Node ${runtime.nodeVersion} (${runtime.role})`);
 		const installStarted = Date.now();
 		let installSeconds = null;
-		const row = { n8n: version, node: runtime.nodeVersion, role: runtime.role, passed: 0, failed: 0, seconds: 0, date: new Date().toISOString().slice(0, 10) };
+		const row = {
+			n8n: version,
+			node: runtime.nodeVersion,
+			role: runtime.role,
+			passed: 0,
+			failed: 0,
+			seconds: 0,
+			date: new Date().toISOString().slice(0, 10),
+		};
 		try {
 			const wasReady = fs.existsSync(path.join(runtime.dir, '.installed'));
 			await n8n.ensureRuntime(version);
@@ -74,13 +94,20 @@ async function main() {
 		if (installSeconds !== null) row.installSeconds = installSeconds;
 		runs.set(version, row);
 		if (!result.ok) failures++;
-		n8n.log(`=== n8n ${version}: ${row.passed} passed, ${row.failed} failed, ${minutes(row.seconds)}${installSeconds !== null ? ` (installed first in ${minutes(installSeconds)})` : ''}`);
+		n8n.log(
+			`=== n8n ${version}: ${row.passed} passed, ${row.failed} failed, ${minutes(row.seconds)}${installSeconds !== null ? ` (installed first in ${minutes(installSeconds)})` : ''}`,
+		);
 	}
 	// The table's order; versions no longer in the table are dropped.
 	const ordered = n8n.VERSIONS.versions.map((entry) => runs.get(entry.n8n)).filter(Boolean);
-	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify({ suite: n8n.VERSIONS.matrixTests.join(' '), runs: ordered }, null, 2)}\n`);
+	fs.writeFileSync(
+		RESULTS_FILE,
+		`${JSON.stringify({ suite: n8n.VERSIONS.matrixTests.join(' '), runs: ordered }, null, 2)}\n`,
+	);
 	writePage();
-	n8n.log(`Results in ${path.relative(n8n.ROOT, RESULTS_FILE)}; docs/testing.md "Tested n8n versions" updated.`);
+	n8n.log(
+		`Results in ${path.relative(n8n.ROOT, RESULTS_FILE)}; docs/testing.md "Tested n8n versions" updated.`,
+	);
 	process.exit(failures ? 1 : 0);
 }
 

@@ -1,4 +1,10 @@
-import type { INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { testPayoutsCredential } from '../shared/run/credentialTest';
@@ -26,7 +32,8 @@ const impact: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. HIGH, MEDIUM',
 	// The interface document names LOW and no full list, so this stays text.
-	description: 'Only incidents with one of these impact levels (comma-separated). The service does not publish its full list of levels.',
+	description:
+		'Only incidents with one of these impact levels (comma-separated). The service does not publish its full list of levels.',
 };
 
 const scheduled: INodeProperties = {
@@ -43,7 +50,10 @@ const scheduled: INodeProperties = {
 };
 
 /** The Filters collection; versions differ only in how Transfer Modes are given. */
-const filters = (modes: INodeProperties, versions: { show: { '@version': unknown[] } }): INodeProperties => ({
+const filters = (
+	modes: INodeProperties,
+	versions: { show: { '@version': unknown[] } },
+): INodeProperties => ({
 	displayName: 'Filters',
 	name: 'filters',
 	type: 'collection',
@@ -60,7 +70,10 @@ export class PayoutsIncidentTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Payouts Incident Trigger',
 		name: 'payoutsIncidentTrigger',
-		icon: { light: 'file:payoutsIncidentTrigger.svg', dark: 'file:payoutsIncidentTrigger.dark.svg' },
+		icon: {
+			light: 'file:payoutsIncidentTrigger.svg',
+			dark: 'file:payoutsIncidentTrigger.dark.svg',
+		},
 		group: ['trigger'],
 		// Version 2: 'Transfer Modes' is a list to pick from (version 1: comma-separated text, kept
 		// for saved workflows).
@@ -69,7 +82,8 @@ export class PayoutsIncidentTrigger implements INodeType {
 		subtitle: `={{ ($parameter["events"] || []).map((event) => (${JSON.stringify(Object.fromEntries(EVENTS.map(({ name, value }) => [value, name])))})[event] || event).join(", ") }}`,
 		// n8n's nodes panel shows one entry for Payouts Incident and this trigger, with this
 		// description: it has to suit both.
-		description: 'List bank incidents that affect payout transfer modes, or start a workflow when one begins or is resolved',
+		description:
+			'List bank incidents that affect payout transfer modes, or start a workflow when one begins or is resolved',
 		defaults: { name: 'Payouts Incident Trigger' },
 		polling: true,
 		inputs: [],
@@ -120,7 +134,8 @@ export class PayoutsIncidentTrigger implements INodeType {
 						name: 'emitExisting',
 						type: 'boolean',
 						default: false,
-						description: 'Whether the first poll after activation reports the incidents of the last 7 days. Off: they are recorded as seen and only later ones start runs.',
+						description:
+							'Whether the first poll after activation reports the incidents of the last 7 days. Off: they are recorded as seen and only later ones start runs.',
 					},
 				],
 			},

@@ -1,7 +1,13 @@
 import { DateTime } from 'luxon';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { listIncidents, MAX_AGE, MAX_WINDOW, SERVICE_CLOCK_SPREAD, windowsFrom } from '../shared/incidents/listing';
+import {
+	listIncidents,
+	MAX_AGE,
+	MAX_WINDOW,
+	SERVICE_CLOCK_SPREAD,
+	windowsFrom,
+} from '../shared/incidents/listing';
 import type { Window } from '../shared/incidents/listing';
 import { checkedBaseUrl, CREDENTIAL_TYPE } from '../shared/transport/target';
 import type { PayoutsCredentials, SendTarget } from '../shared/transport/target';
@@ -53,35 +59,64 @@ function matches(incident: IDataObject, filters: Filters): boolean {
 	return true;
 }
 
-async function listAll(context: IPollFunctions, windows: Window[], filters: Filters): Promise<IDataObject[]> {
+async function listAll(
+	context: IPollFunctions,
+	windows: Window[],
+	filters: Filters,
+): Promise<IDataObject[]> {
 	// The credential is read once per poll, however many windows the poll needs.
 	const credentials = await context.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
-	const target: SendTarget = { baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'), timeoutMs: 30000, authenticated: true, credentials };
+	const target: SendTarget = {
+		baseUrl: checkedBaseUrl(context.getNode(), credentials.baseUrl, 'Base URL'),
+		timeoutMs: 30000,
+		authenticated: true,
+		credentials,
+	};
 	const byId = new Map<string, IDataObject>();
 	for (const window of windows) {
-		for (const incident of await listIncidents(context, target, window, { status: 'ALL', entityCode: filters.entityCode, whenUnclear: UNCLEAR })) {
+		for (const incident of await listIncidents(context, target, window, {
+			status: 'ALL',
+			entityCode: filters.entityCode,
+			whenUnclear: UNCLEAR,
+		})) {
 			if (matches(incident, filters)) byId.set(String(incident.id), incident);
 		}
 	}
 	return [...byId.values()];
 }
 
-const byTime = (field: string) => (a: IDataObject, b: IDataObject) => String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
+const byTime = (field: string) => (a: IDataObject, b: IDataObject) =>
+	String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
 
 /**
  * A sample for "Fetch Test Event": for New Incident the latest incident still open (or, when none
  * is, the latest one), for Resolved Incident the latest resolution; with both, the later of the two.
  */
-export function testEvent(incidents: IDataObject[], events: IncidentEvent[]): IDataObject | undefined {
+export function testEvent(
+	incidents: IDataObject[],
+	events: IncidentEvent[],
+): IDataObject | undefined {
 	const latest = (list: IDataObject[], field: string) => [...list].sort(byTime(field)).pop();
 	const samples: Array<{ at: string; item: IDataObject }> = [];
 	if (events.includes('new')) {
-		const incident = latest(incidents.filter((candidate) => candidate.isResolved !== true), 'createdAt') ?? latest(incidents, 'createdAt');
-		if (incident) samples.push({ at: String(incident.createdAt ?? ''), item: { event: 'new', ...incident } });
+		const incident =
+			latest(
+				incidents.filter((candidate) => candidate.isResolved !== true),
+				'createdAt',
+			) ?? latest(incidents, 'createdAt');
+		if (incident)
+			samples.push({ at: String(incident.createdAt ?? ''), item: { event: 'new', ...incident } });
 	}
 	if (events.includes('resolved')) {
-		const incident = latest(incidents.filter((candidate) => candidate.isResolved === true), 'resolvedAt');
-		if (incident) samples.push({ at: String(incident.resolvedAt ?? ''), item: { event: 'resolved', ...incident } });
+		const incident = latest(
+			incidents.filter((candidate) => candidate.isResolved === true),
+			'resolvedAt',
+		);
+		if (incident)
+			samples.push({
+				at: String(incident.resolvedAt ?? ''),
+				item: { event: 'resolved', ...incident },
+			});
 	}
 	return samples.sort((a, b) => a.at.localeCompare(b.at)).pop()?.item;
 }
@@ -95,7 +130,11 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 	// The editor's "Fetch Test Event": the latest matching event of the kinds chosen in
 	// 'Trigger On', nothing remembered.
 	if (this.getMode() === 'manual') {
-		const recent = await listAll(this, windowsFrom(now.minus(MAX_WINDOW), now, now).windows, filters);
+		const recent = await listAll(
+			this,
+			windowsFrom(now.minus(MAX_WINDOW), now, now).windows,
+			filters,
+		);
 		const sample = testEvent(recent, events);
 		return sample ? [[{ json: sample }]] : null;
 	}
@@ -113,7 +152,9 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 		.filter(([id]) => !(id in resolved))
 		.map(([, createdAt]) => DateTime.fromISO(createdAt))
 		.filter((time) => time.isValid);
-	const lastPoll = firstPoll ? now.minus(MAX_WINDOW) : DateTime.fromISO(state.lastPollAt as string).minus(OVERLAP);
+	const lastPoll = firstPoll
+		? now.minus(MAX_WINDOW)
+		: DateTime.fromISO(state.lastPollAt as string).minus(OVERLAP);
 	const start = DateTime.min(lastPoll, ...openSince) ?? lastPoll;
 	const { windows, skipped } = windowsFrom(start, now, now);
 	if (skipped) {
@@ -126,7 +167,8 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 	// On the first poll, what exists already is history: recorded, not reported (unless asked,
 	// and then only what was created in the last 7 days, though the listing reaches further).
 	const report = !firstPoll || options.emitExisting === true;
-	const reportable = (incident: IDataObject) => !firstPoll || DateTime.fromISO(String(incident.createdAt)) >= lastPoll;
+	const reportable = (incident: IDataObject) =>
+		!firstPoll || DateTime.fromISO(String(incident.createdAt)) >= lastPoll;
 	const newOnes: IDataObject[] = [];
 	const resolvedOnes: IDataObject[] = [];
 	for (const incident of incidents) {
@@ -146,14 +188,23 @@ export async function pollIncidents(this: IPollFunctions): Promise<INodeExecutio
 	// no window (whose oldest start a service may read up to 26 hours earlier) returns it again.
 	const forgetBefore = now.minus(MAX_AGE).minus(SERVICE_CLOCK_SPREAD);
 	for (const memory of [seen, resolved]) {
-		for (const [id, createdAt] of Object.entries(memory)) if (DateTime.fromISO(createdAt) < forgetBefore) delete memory[id];
+		for (const [id, createdAt] of Object.entries(memory))
+			if (DateTime.fromISO(createdAt) < forgetBefore) delete memory[id];
 	}
 	state.lastPollAt = now.toISO() as string;
 
 	if (!report) return null;
 	const items = [
-		...(events.includes('new') ? newOnes.sort(byTime('createdAt')).map((incident) => ({ json: { event: 'new', ...incident } })) : []),
-		...(events.includes('resolved') ? resolvedOnes.sort(byTime('resolvedAt')).map((incident) => ({ json: { event: 'resolved', ...incident } })) : []),
+		...(events.includes('new')
+			? newOnes
+					.sort(byTime('createdAt'))
+					.map((incident) => ({ json: { event: 'new', ...incident } }))
+			: []),
+		...(events.includes('resolved')
+			? resolvedOnes
+					.sort(byTime('resolvedAt'))
+					.map((incident) => ({ json: { event: 'resolved', ...incident } }))
+			: []),
 	];
 	return items.length > 0 ? [items] : null;
 }

@@ -76,7 +76,10 @@ export interface PayoutOperation<P extends Params = Params> {
 	 * so sending one again with the same transferId cannot pay twice: the service is the guard. */
 	refusesDuplicateTransferId?: boolean;
 	/** A Transfer ID for an item that has none, made of what the user set, or what is missing ('Top-Up Key ...'). */
-	transferIdWhenEmpty?(params: P, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string };
+	transferIdWhenEmpty?(
+		params: P,
+		origin: TransferOrigin,
+	): { transferId: string } | { issue: string; hint: string };
 	/** Where an item's money goes and how, for the Incident Guard (operations with a transfer mode). */
 	incidentGuard?: { transferMode(params: P): string; beneId(params: P): string };
 	/** Fields whose values are secrets: never echoed in errors, dry runs or logs. */
@@ -117,7 +120,14 @@ export interface EarlierReport {
  * taken before this node's last request of it), pay it under a new Transfer ID (this one can
  * never pay it), look its Transfer ID up (whose is it?), or settle its claim in the earlier step's table.
  */
-export type NextStep = 'runAgain' | 'fixRow' | 'settleFromDashboard' | 'newExport' | 'newTransferId' | 'lookUp' | 'settleClaim';
+export type NextStep =
+	| 'runAgain'
+	| 'fixRow'
+	| 'settleFromDashboard'
+	| 'newExport'
+	| 'newTransferId'
+	| 'lookUp'
+	| 'settleClaim';
 
 /** What went wrong for one item, before it becomes a thrown error or an error item. */
 export interface Failure {

@@ -19,11 +19,17 @@ export function ensureChromium(): string | undefined {
 	const root = typeof process.getuid === 'function' && process.getuid() === 0;
 	const apt = fs.existsSync('/usr/bin/apt-get');
 	if (root && apt) {
-		process.stderr.write('[browser test] Chromium is missing: installing Debian chromium with apt-get (about a minute)…\n');
+		process.stderr.write(
+			'[browser test] Chromium is missing: installing Debian chromium with apt-get (about a minute)…\n',
+		);
 		try {
 			const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 			execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-			execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+			execFileSync(
+				'apt-get',
+				['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', 'chromium'],
+				{ stdio: ['ignore', 'ignore', 'inherit'], env },
+			);
 		} catch (error) {
 			banner([`Installing chromium failed: ${(error as Error).message.split('\n')[0]}`]);
 		}

@@ -18,14 +18,44 @@ export {};
 jest.setTimeout(30 * 60 * 1000);
 
 test('2,000 keyed top-ups through faults and two kills of n8n, run again after each restart and settled from the dashboard: each paid exactly once', async () => {
-	const report = await runChaos({ internalOnly: true, rows: 2000, seed: Number(process.env.PAYOUTS_CHAOS_SEED ?? 1), rate: 0.04, kills: 2, spikes: 3, runs: 15 });
+	const report = await runChaos({
+		internalOnly: true,
+		rows: 2000,
+		seed: Number(process.env.PAYOUTS_CHAOS_SEED ?? 1),
+		rate: 0.04,
+		kills: 2,
+		spikes: 3,
+		runs: 15,
+	});
 	printReport(report);
 	// The run met what it claims: two kills, faults of every kind an internal transfer meets, rows in doubt settled both ways.
 	expect(report.kills).toHaveLength(2);
-	expect(Object.keys(report.faultsInjected).sort()).toEqual(['drop-after', 'drop-before', 'error-500', 'error-520', 'html-502']);
+	expect(Object.keys(report.faultsInjected).sort()).toEqual([
+		'drop-after',
+		'drop-before',
+		'error-500',
+		'error-520',
+		'html-502',
+	]);
 	expect(report.inDoubt).toBeGreaterThan(0);
 	expect(report.settledPaid + report.newKeys).toBeGreaterThan(0);
 	// The books.
-	expect({ paidOnce: report.paidOnce, paidTwice: report.paidTwice, unpaid: report.unpaid, untrue: report.untrue, foreign: report.foreignTransfers, paidTwiceExamples: report.paidTwiceExamples, untrueExamples: report.untrueExamples }).toEqual({ paidOnce: 2000, paidTwice: 0, unpaid: 0, untrue: 0, foreign: 0, paidTwiceExamples: [], untrueExamples: [] });
+	expect({
+		paidOnce: report.paidOnce,
+		paidTwice: report.paidTwice,
+		unpaid: report.unpaid,
+		untrue: report.untrue,
+		foreign: report.foreignTransfers,
+		paidTwiceExamples: report.paidTwiceExamples,
+		untrueExamples: report.untrueExamples,
+	}).toEqual({
+		paidOnce: 2000,
+		paidTwice: 0,
+		unpaid: 0,
+		untrue: 0,
+		foreign: 0,
+		paidTwiceExamples: [],
+		untrueExamples: [],
+	});
 	expect(report.payments).toBe(2000);
 });

@@ -16,8 +16,23 @@ const unknownBeneficiary = {
 	id: 'payoutsE2eError',
 	name: 'E2E: unknown beneficiary',
 	nodes: [
-		{ id: 'e-1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{ id: 'e-2', name: 'Beneficiary', type: 'n8n-nodes-payouts.payoutsBeneficiary', typeVersion: 1, position: [260, 0], parameters: { operation: 'get', beneId: seed.unknownBeneId, options: {} }, credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } } },
+		{
+			id: 'e-1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: 'e-2',
+			name: 'Beneficiary',
+			type: 'n8n-nodes-payouts.payoutsBeneficiary',
+			typeVersion: 1,
+			position: [260, 0],
+			parameters: { operation: 'get', beneId: seed.unknownBeneId, options: {} },
+			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
+		},
 	],
 	connections: { Start: { main: [[{ node: 'Beneficiary', type: 'main', index: 0 }]] } },
 	settings: { executionOrder: 'v1' },
@@ -29,7 +44,11 @@ const unknownBeneficiary = {
  * test paid, against a sandbox reset since, and the record is the workflow's (a copy of a workflow
  * starts a record of its own, docs/safety.md), so the copy's run pays again what the reset forgot.
  */
-const csvBatchCopy = { ...example('csv-batch-payouts'), id: 'payoutsCsvBatchRecon', name: 'E2E: the CSV batch example, a copy for the reconciliation' };
+const csvBatchCopy = {
+	...example('csv-batch-payouts'),
+	id: 'payoutsCsvBatchRecon',
+	name: 'E2E: the CSV batch example, a copy for the reconciliation',
+};
 
 let suite: SuiteN8n;
 let sandbox: Sandbox;
@@ -37,7 +56,12 @@ let sandbox: Sandbox;
 beforeAll(async () => {
 	suite = await suiteN8n({
 		name: 'e2e-examples',
-		workflows: [example('csv-batch-payouts'), csvBatchCopy, example('reconcile-dashboard'), unknownBeneficiary],
+		workflows: [
+			example('csv-batch-payouts'),
+			csvBatchCopy,
+			example('reconcile-dashboard'),
+			unknownBeneficiary,
+		],
 	});
 	sandbox = suite.sandbox;
 });
@@ -57,7 +81,12 @@ async function execute(id: string, code = 0) {
 test('batch payouts from CSV: read by Extract From File (quoted commas, CRLF), every row routed by its status, the bad row does not stop the batch', async () => {
 	const { output } = await execute('payoutsCsvBatch');
 	const routed = (name: string) => output(name).map((item) => [item.transferId, item.status]);
-	expect({ paid: routed('Paid'), pending: routed('Pending'), check: routed('Needs a Check'), notSent: routed('Not Sent') }).toEqual({
+	expect({
+		paid: routed('Paid'),
+		pending: routed('Pending'),
+		check: routed('Needs a Check'),
+		notSent: routed('Not Sent'),
+	}).toEqual({
 		paid: [
 			['nov_payout_0001', 'SUCCESS'],
 			['nov_payout_0003', 'SUCCESS'],
@@ -67,14 +96,27 @@ test('batch payouts from CSV: read by Extract From File (quoted commas, CRLF), e
 		notSent: [['nov_payout_0002', 'ERROR']],
 	});
 	// The columns come from Extract From File: the quoted "Consulting, October" did not shift them.
-	expect(output('Paid')[0].summary).toMatch(/^Paid nov_payout_0001 to BENEVERIFIED1: 1500\.00 \(SUCCESS, reference \d+, UTR \S+\)$/);
-	expect(output('Not Sent')[0].summary).toContain('Not sent nov_payout_0002 (BENEUNKNOWN9, 250.50): Beneficiary does not exist [item 1] -> ');
-	expect(sandbox.state().transfers.map((transfer) => transfer.transferId).sort()).toEqual(['nov_payout_0001', 'nov_payout_0003', 'nov_payout_0004', 'nov_payout_0005']);
+	expect(output('Paid')[0].summary).toMatch(
+		/^Paid nov_payout_0001 to BENEVERIFIED1: 1500\.00 \(SUCCESS, reference \d+, UTR \S+\)$/,
+	);
+	expect(output('Not Sent')[0].summary).toContain(
+		'Not sent nov_payout_0002 (BENEUNKNOWN9, 250.50): Beneficiary does not exist [item 1] -> ',
+	);
+	expect(
+		sandbox
+			.state()
+			.transfers.map((transfer) => transfer.transferId)
+			.sort(),
+	).toEqual(['nov_payout_0001', 'nov_payout_0003', 'nov_payout_0004', 'nov_payout_0005']);
 });
 
 test('an error stops the run with exit code 1 and the mapped error: name, message, httpCode', async () => {
 	const { error } = await execute('payoutsE2eError', 1);
-	expect(error).toMatchObject({ name: 'NodeApiError', message: 'Beneficiary does not exist [item 0]', httpCode: '404' });
+	expect(error).toMatchObject({
+		name: 'NodeApiError',
+		message: 'Beneficiary does not exist [item 0]',
+		httpCode: '404',
+	});
 	expect(error?.description).toContain("No beneficiary has this 'Beneficiary ID'");
 });
 
@@ -84,21 +126,49 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 	const withData = (template: Workflow, rows: Row[], exported: string): Workflow => ({
 		...template,
 		nodes: template.nodes.map((node) => {
-			if (node.name === 'Run Output') return { ...node, parameters: { ...(node.parameters as Json), jsonOutput: JSON.stringify({ rows }) } };
+			if (node.name === 'Run Output')
+				return {
+					...node,
+					parameters: { ...(node.parameters as Json), jsonOutput: JSON.stringify({ rows }) },
+				};
 			if (node.name !== 'Dashboard Export') return node;
 			const parameters = node.parameters as { assignments: { assignments: Json[] } };
-			return { ...node, parameters: { ...parameters, assignments: { assignments: [{ ...parameters.assignments.assignments[0], value: exported }] } } };
+			return {
+				...node,
+				parameters: {
+					...parameters,
+					assignments: {
+						assignments: [{ ...parameters.assignments.assignments[0], value: exported }],
+					},
+				},
+			};
 		}),
 	});
 	/** The template's own sample run. */
-	const sample = JSON.parse(String((example('reconcile-dashboard').nodes.find((node) => node.name === 'Run Output')?.parameters as Json).jsonOutput)) as { rows: Row[] };
+	const sample = JSON.parse(
+		String(
+			(
+				example('reconcile-dashboard').nodes.find((node) => node.name === 'Run Output')
+					?.parameters as Json
+			).jsonOutput,
+		),
+	) as { rows: Row[] };
 	/** Each list's rows as [Transfer ID, the run's status, the dashboard's], by Transfer ID (Merge puts matched rows first). */
 	const lists = (output: (node: string) => Json[]) => {
-		const rows = (node: string) => output(node).map((item) => [String(item.transferId), String(item.status), String(item.dashboardStatus)]).sort((a, b) => a[0].localeCompare(b[0]));
-		return { reportedPaidNotOnDashboard: rows('Reported Paid, Not Paid on Dashboard'), inDoubt: rows('In Doubt'), amountOrPayeeDiffers: rows('Paid, Amount or Payee Differs'), paidOnDashboardOnly: rows('Paid on Dashboard Only'), matches: rows('Matches') };
+		const rows = (node: string) =>
+			output(node)
+				.map((item) => [String(item.transferId), String(item.status), String(item.dashboardStatus)])
+				.sort((a, b) => a[0].localeCompare(b[0]));
+		return {
+			reportedPaidNotOnDashboard: rows('Reported Paid, Not Paid on Dashboard'),
+			inDoubt: rows('In Doubt'),
+			amountOrPayeeDiffers: rows('Paid, Amount or Payee Differs'),
+			paidOnDashboardOnly: rows('Paid on Dashboard Only'),
+			matches: rows('Matches'),
+		};
 	};
 
-	test('as shipped: its sample (example 3\'s run, one row reversed on the dashboard) sorted into the five lists', async () => {
+	test("as shipped: its sample (example 3's run, one row reversed on the dashboard) sorted into the five lists", async () => {
 		const { output } = await execute('payoutsReconcile');
 		expect(lists(output)).toEqual({
 			reportedPaidNotOnDashboard: [['nov_payout_0003', 'SUCCESS', 'FAILED']],
@@ -124,7 +194,9 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 			'nov_payout_0004,PENDING,500.00,500003,standardTransfer,BENEPENDING',
 			'nov_payout_0005,FAILED,75.00,500004,standardTransfer,BENENORESPONSE',
 		].join('\r\n');
-		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), sample.rows, exported)]);
+		await n8n.importWorkflows(suite.userFolder, suite.env, [
+			withData(example('reconcile-dashboard'), sample.rows, exported),
+		]);
 		const { output } = await execute('payoutsReconcile');
 		expect(lists(output)).toEqual({
 			reportedPaidNotOnDashboard: [],
@@ -139,11 +211,15 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 				['nov_payout_0004', 'PENDING', 'PENDING'],
 			],
 		});
-		expect(output('In Doubt')[0].settle).toBe('Not paid on the dashboard (FAILED). Card or standard: it can never be paid under this Transfer ID: pay it under a new one.');
+		expect(output('In Doubt')[0].settle).toBe(
+			'Not paid on the dashboard (FAILED). Card or standard: it can never be paid under this Transfer ID: pay it under a new one.',
+		);
 	});
 
 	test('an export with no transfers at all (only its header): every row the run reported paid is listed, none lost', async () => {
-		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), sample.rows, sandbox.dashboardCsv())]);
+		await n8n.importWorkflows(suite.userFolder, suite.env, [
+			withData(example('reconcile-dashboard'), sample.rows, sandbox.dashboardCsv()),
+		]);
 		const { output } = await execute('payoutsReconcile');
 		expect(lists(output)).toEqual({
 			reportedPaidNotOnDashboard: [
@@ -164,30 +240,81 @@ describe("the reconciliation template (a run's output against the dashboard's ex
 		// never booked (a row edited by hand), one the run refused that was paid from elsewhere.
 		const outside = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, {
 			method: 'POST',
-			headers: { authorization: `Bearer ${seed.credentials.accessToken}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ beneId: seed.beneficiaries.verified2, amount: 42, transferId: 'nov_payout_0007', transferMode: 'banktransfer' }),
+			headers: {
+				authorization: `Bearer ${seed.credentials.accessToken}`,
+				'content-type': 'application/json',
+			},
+			body: JSON.stringify({
+				beneId: seed.beneficiaries.verified2,
+				amount: 42,
+				transferId: 'nov_payout_0007',
+				transferMode: 'banktransfer',
+			}),
 		});
 		expect(outside.status).toBe(200);
 		const run: Row[] = [
-			...['Paid', 'Pending', 'Needs a Check', 'Not Sent'].flatMap((node) => batch.output(node).map((item) => ({ transferId: String(item.transferId), status: String(item.status), amount: String(item.amount), beneId: String(item.beneId) }))),
-			{ transferId: 'nov_payout_0006', status: 'SUCCESS', amount: '10.00', beneId: seed.beneficiaries.verified },
-			{ transferId: 'nov_payout_0007', status: 'ERROR', amount: '42.00', beneId: seed.beneficiaries.verified2 },
+			...['Paid', 'Pending', 'Needs a Check', 'Not Sent'].flatMap((node) =>
+				batch.output(node).map((item) => ({
+					transferId: String(item.transferId),
+					status: String(item.status),
+					amount: String(item.amount),
+					beneId: String(item.beneId),
+				})),
+			),
+			{
+				transferId: 'nov_payout_0006',
+				status: 'SUCCESS',
+				amount: '10.00',
+				beneId: seed.beneficiaries.verified,
+			},
+			{
+				transferId: 'nov_payout_0007',
+				status: 'ERROR',
+				amount: '42.00',
+				beneId: seed.beneficiaries.verified2,
+			},
 		].sort((a, b) => a.transferId.localeCompare(b.transferId));
 		const exported = await (await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`)).text();
 
-		await n8n.importWorkflows(suite.userFolder, suite.env, [withData(example('reconcile-dashboard'), run, exported)]);
+		await n8n.importWorkflows(suite.userFolder, suite.env, [
+			withData(example('reconcile-dashboard'), run, exported),
+		]);
 		const { output } = await execute('payoutsReconcile');
 
 		// The judge: the sandbox's ledger, read by the rule the template documents.
-		const transfers = new Map(sandbox.state().transfers.map((transfer) => [transfer.transferId, transfer as unknown as { status: string; amount: number; beneId?: string }]));
-		const dashboard = (id: string) => { const status = transfers.get(id)?.status; return status === undefined ? 'NOT_FOUND' : status === 'UNKNOWN' ? 'PENDING' : status; };
+		const transfers = new Map(
+			sandbox
+				.state()
+				.transfers.map((transfer) => [
+					transfer.transferId,
+					transfer as unknown as { status: string; amount: number; beneId?: string },
+				]),
+		);
+		const dashboard = (id: string) => {
+			const status = transfers.get(id)?.status;
+			return status === undefined ? 'NOT_FOUND' : status === 'UNKNOWN' ? 'PENDING' : status;
+		};
 		const paidThere = (id: string) => ['SUCCESS', 'PENDING'].includes(dashboard(id));
-		const sameValues = (row: Row) => transfers.get(row.transferId)?.amount === Number(row.amount) && transfers.get(row.transferId)?.beneId === row.beneId;
-		const expected = { reportedPaidNotOnDashboard: [] as string[][], inDoubt: [] as string[][], amountOrPayeeDiffers: [] as string[][], paidOnDashboardOnly: [] as string[][], matches: [] as string[][] };
+		const sameValues = (row: Row) =>
+			transfers.get(row.transferId)?.amount === Number(row.amount) &&
+			transfers.get(row.transferId)?.beneId === row.beneId;
+		const expected = {
+			reportedPaidNotOnDashboard: [] as string[][],
+			inDoubt: [] as string[][],
+			amountOrPayeeDiffers: [] as string[][],
+			paidOnDashboardOnly: [] as string[][],
+			matches: [] as string[][],
+		};
 		for (const row of run) {
 			const { transferId, status } = row;
 			const entry = [transferId, status, dashboard(transferId)];
-			if (['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(status)) (paidThere(transferId) ? (sameValues(row) ? expected.matches : expected.amountOrPayeeDiffers) : expected.reportedPaidNotOnDashboard).push(entry);
+			if (['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'].includes(status))
+				(paidThere(transferId)
+					? sameValues(row)
+						? expected.matches
+						: expected.amountOrPayeeDiffers
+					: expected.reportedPaidNotOnDashboard
+				).push(entry);
 			else if (['UNKNOWN', 'ALREADY_EXISTS'].includes(status)) expected.inDoubt.push(entry);
 			else (paidThere(transferId) ? expected.paidOnDashboardOnly : expected.matches).push(entry);
 		}

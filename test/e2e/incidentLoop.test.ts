@@ -24,8 +24,29 @@ const readHeld = {
 	id: 'payoutsReadHeld',
 	name: 'E2E: read held payouts',
 	nodes: [
-		{ id: 'r-1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{ id: 'r-2', name: 'Held Rows', type: 'n8n-nodes-base.dataTable', typeVersion: 1, position: [240, 0], parameters: { resource: 'row', operation: 'get', dataTableId: { __rl: true, mode: 'name', value: 'payouts_held' }, returnAll: true, filters: {} }, alwaysOutputData: true },
+		{
+			id: 'r-1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: 'r-2',
+			name: 'Held Rows',
+			type: 'n8n-nodes-base.dataTable',
+			typeVersion: 1,
+			position: [240, 0],
+			parameters: {
+				resource: 'row',
+				operation: 'get',
+				dataTableId: { __rl: true, mode: 'name', value: 'payouts_held' },
+				returnAll: true,
+				filters: {},
+			},
+			alwaysOutputData: true,
+		},
 	],
 	connections: { Start: { main: [[{ node: 'Held Rows', type: 'main', index: 0 }]] } },
 	settings: { executionOrder: 'v1' },
@@ -38,7 +59,17 @@ const releaseLimitZero = {
 	id: 'payoutsReleaseHeldNow',
 	name: 'E2E: release held payouts, waiting limit 0',
 	nodes: example('incident-release-held').nodes.map((node) =>
-		node.name === 'Waiting Limit' ? { ...node, parameters: { ...(node.parameters as Json), assignments: { assignments: [{ id: 'l-0', name: 'maxHeldHours', value: '0', type: 'number' }] } } } : node,
+		node.name === 'Waiting Limit'
+			? {
+					...node,
+					parameters: {
+						...(node.parameters as Json),
+						assignments: {
+							assignments: [{ id: 'l-0', name: 'maxHeldHours', value: '0', type: 'number' }],
+						},
+					},
+				}
+			: node,
 	),
 };
 
@@ -48,7 +79,17 @@ let rest: Rest;
 
 beforeAll(async () => {
 	// The release workflow is active (published) before n8n starts, as a user would leave it.
-	suite = await suiteN8n({ name: 'e2e-incidents', workflows: [example('incident-guarded-batch'), example('incident-release-held'), releaseLimitZero, readHeld], publish: ['payoutsReleaseHeld'], server: true });
+	suite = await suiteN8n({
+		name: 'e2e-incidents',
+		workflows: [
+			example('incident-guarded-batch'),
+			example('incident-release-held'),
+			releaseLimitZero,
+			readHeld,
+		],
+		publish: ['payoutsReleaseHeld'],
+		server: true,
+	});
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 });
@@ -66,12 +107,19 @@ async function execute(id: string, trigger: string) {
 	return run;
 }
 
-const heldRows = async () => (await execute('payoutsReadHeld', 'Start')).output('Held Rows').filter((row) => row.transferId !== undefined);
+const heldRows = async () =>
+	(await execute('payoutsReadHeld', 'Start'))
+		.output('Held Rows')
+		.filter((row) => row.transferId !== undefined);
 const ledger = () => sandbox.state().transfers.map((transfer) => transfer.transferId);
 
 test('a row held by an open incident is kept, then paid exactly once when the incident is resolved; a row whose money moved leaves the table, one in doubt stays with its hint', async () => {
 	// 0. The release workflow's trigger polled once on activation: the open incidents are history.
-	await until("the trigger's first poll", () => sandbox.requests().some((request) => request.path === '/payout/v1/incidents'), 60);
+	await until(
+		"the trigger's first poll",
+		() => sandbox.requests().some((request) => request.path === '/payout/v1/incidents'),
+		60,
+	);
 
 	// 1. The batch (read by Extract From File, amounts as text): rows at banks with open incidents on their mode are held, the others paid.
 	const batch = await execute('payoutsGuardedBatch', 'When Clicking Test');
@@ -82,14 +130,41 @@ test('a row held by an open incident is kept, then paid exactly once when the in
 	expect(ledger()).toEqual(['dec_payout_0002', 'dec_payout_0003']);
 	expect(sandbox.state().transfers.map((transfer) => transfer.amount)).toEqual([800, 450]);
 	const held = await heldRows();
-	expect(held.map(({ transferId, bankCode, incidentMode, amount, incidentIds, lastStatus }) => ({ transferId, bankCode, incidentMode, amount, incidentIds, lastStatus }))).toEqual([
-		{ transferId: 'dec_payout_0001', bankCode: 'HDFC', incidentMode: 'IMPS', amount: '1200.00', incidentIds: String(seed.incidentBanks.openScheduledImpsAtHdfc.incidentId), lastStatus: 'HELD' },
-		{ transferId: 'dec_payout_0004', bankCode: 'YESB', incidentMode: 'RTGS', amount: '2500.00', incidentIds: String(seed.incidentBanks.openRtgsAtYesb.incidentId), lastStatus: 'HELD' },
+	expect(
+		held.map(({ transferId, bankCode, incidentMode, amount, incidentIds, lastStatus }) => ({
+			transferId,
+			bankCode,
+			incidentMode,
+			amount,
+			incidentIds,
+			lastStatus,
+		})),
+	).toEqual([
+		{
+			transferId: 'dec_payout_0001',
+			bankCode: 'HDFC',
+			incidentMode: 'IMPS',
+			amount: '1200.00',
+			incidentIds: String(seed.incidentBanks.openScheduledImpsAtHdfc.incidentId),
+			lastStatus: 'HELD',
+		},
+		{
+			transferId: 'dec_payout_0004',
+			bankCode: 'YESB',
+			incidentMode: 'RTGS',
+			amount: '2500.00',
+			incidentIds: String(seed.incidentBanks.openRtgsAtYesb.incidentId),
+			lastStatus: 'HELD',
+		},
 	]);
 
 	// The hourly check: as shipped (24 hours) the rows just held raise no alert; with a limit of 0 hours, each does, with its last status.
-	expect((await execute('payoutsReleaseHeld', 'Every Hour')).output('Alert: Waiting Too Long')).toEqual([]);
-	const alerts = (await execute('payoutsReleaseHeldNow', 'Every Hour')).output('Alert: Waiting Too Long');
+	expect(
+		(await execute('payoutsReleaseHeld', 'Every Hour')).output('Alert: Waiting Too Long'),
+	).toEqual([]);
+	const alerts = (await execute('payoutsReleaseHeldNow', 'Every Hour')).output(
+		'Alert: Waiting Too Long',
+	);
 	expect(alerts.map(({ transferId, lastStatus }) => [transferId, lastStatus]).sort()).toEqual([
 		['dec_payout_0001', 'HELD'],
 		['dec_payout_0004', 'HELD'],
@@ -98,26 +173,64 @@ test('a row held by an open incident is kept, then paid exactly once when the in
 
 	// 2. Both incidents are resolved (over the sandbox's HTTP control interface); the HDFC row's
 	// transfer is booked but its answer is lost (the connection dropped): in doubt.
-	sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'dec_payout_0001' }, times: 1 }] });
-	for (const incident of [seed.incidentBanks.openScheduledImpsAtHdfc, seed.incidentBanks.openRtgsAtYesb]) {
-		const resolved = await fetch(`${sandbox.baseUrl}/__sandbox/incidents/resolve`, { method: 'POST', body: JSON.stringify({ entityCode: incident.entityCode, mode: incident.mode }) });
+	sandbox.configure({
+		faults: [{ fault: 'drop-after', match: { transferId: 'dec_payout_0001' }, times: 1 }],
+	});
+	for (const incident of [
+		seed.incidentBanks.openScheduledImpsAtHdfc,
+		seed.incidentBanks.openRtgsAtYesb,
+	]) {
+		const resolved = await fetch(`${sandbox.baseUrl}/__sandbox/incidents/resolve`, {
+			method: 'POST',
+			body: JSON.stringify({ entityCode: incident.entityCode, mode: incident.mode }),
+		});
 		expect((await resolved.json()).map((entry: Json) => entry.id)).toEqual([incident.incidentId]);
 	}
 
 	// 3. The next poll (at most a minute later) sends both held rows with their own Transfer IDs:
 	// the paid one leaves the table; the one in doubt stays, with its status and hint, for a person.
-	await until("the held rows to be sent (the release workflow runs on the trigger's next poll)", () => ledger().includes('dec_payout_0001') && ledger().includes('dec_payout_0004'), 150);
-	await until('the paid row to leave the table and the row in doubt to get its hint', async () => {
-		const rows = await heldRows();
-		return rows.length === 1 && rows[0].lastStatus === 'UNKNOWN';
-	}, 60);
+	await until(
+		"the held rows to be sent (the release workflow runs on the trigger's next poll)",
+		() => ledger().includes('dec_payout_0001') && ledger().includes('dec_payout_0004'),
+		150,
+	);
+	await until(
+		'the paid row to leave the table and the row in doubt to get its hint',
+		async () => {
+			const rows = await heldRows();
+			return rows.length === 1 && rows[0].lastStatus === 'UNKNOWN';
+		},
+		60,
+	);
 	const [inDoubt] = await heldRows();
-	expect(inDoubt).toMatchObject({ transferId: 'dec_payout_0001', lastStatus: 'UNKNOWN', hint: expect.stringMatching(/\S/) });
-	const payment = sandbox.requests().filter((request) => request.path === '/payout/v1.2/requestTransfer' && ['dec_payout_0001', 'dec_payout_0004'].includes((request.body as Json).transferId as string));
+	expect(inDoubt).toMatchObject({
+		transferId: 'dec_payout_0001',
+		lastStatus: 'UNKNOWN',
+		hint: expect.stringMatching(/\S/),
+	});
+	const payment = sandbox
+		.requests()
+		.filter(
+			(request) =>
+				request.path === '/payout/v1.2/requestTransfer' &&
+				['dec_payout_0001', 'dec_payout_0004'].includes(
+					(request.body as Json).transferId as string,
+				),
+		);
 	expect(payment.map((request) => request.body)).toEqual(
 		expect.arrayContaining([
-			expect.objectContaining({ transferId: 'dec_payout_0001', beneId: seed.beneficiaries.hdfcBank, amount: 1200, transferMode: 'imps' }),
-			expect.objectContaining({ transferId: 'dec_payout_0004', beneId: seed.beneficiaries.verified2, amount: 2500, transferMode: 'rtgs' }),
+			expect.objectContaining({
+				transferId: 'dec_payout_0001',
+				beneId: seed.beneficiaries.hdfcBank,
+				amount: 1200,
+				transferMode: 'imps',
+			}),
+			expect.objectContaining({
+				transferId: 'dec_payout_0004',
+				beneId: seed.beneficiaries.verified2,
+				amount: 2500,
+				transferMode: 'rtgs',
+			}),
 		]),
 	);
 	expect(payment).toHaveLength(2);
@@ -127,7 +240,11 @@ test('a row held by an open incident is kept, then paid exactly once when the in
 	// Rows 0001 and 0004 were sent by the release workflow's own node: this node has no record of
 	// sending them, so the service's refusal reads ALREADY_EXISTS and they go to "Needs a Check".
 	const routed = (name: string) => again.output(name).map((row) => [row.transferId, row.status]);
-	expect({ paid: routed('Paid'), check: routed('Needs a Check'), notSent: routed('Not Sent') }).toEqual({
+	expect({
+		paid: routed('Paid'),
+		check: routed('Needs a Check'),
+		notSent: routed('Not Sent'),
+	}).toEqual({
 		paid: [
 			['dec_payout_0002', 'ALREADY_SUBMITTED'],
 			['dec_payout_0003', 'ALREADY_SUBMITTED'],
@@ -139,7 +256,14 @@ test('a row held by an open incident is kept, then paid exactly once when the in
 		notSent: [],
 	});
 	const transfers = ledger();
-	expect(transfers.sort()).toEqual(['dec_payout_0001', 'dec_payout_0002', 'dec_payout_0003', 'dec_payout_0004']);
-	expect(sandbox.state().transfers.find((transfer) => transfer.transferId === 'dec_payout_0001')?.amount).toBe(1200);
+	expect(transfers.sort()).toEqual([
+		'dec_payout_0001',
+		'dec_payout_0002',
+		'dec_payout_0003',
+		'dec_payout_0004',
+	]);
+	expect(
+		sandbox.state().transfers.find((transfer) => transfer.transferId === 'dec_payout_0001')?.amount,
+	).toBe(1200);
 	expect((await heldRows()).map((row) => row.transferId)).toEqual(['dec_payout_0001']);
 });

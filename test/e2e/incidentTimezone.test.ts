@@ -24,10 +24,22 @@ const workflow = {
 			position: [0, 0],
 			// Every minute: n8n 2.41 refuses to activate a polling trigger that polls more often. One
 			// bank only, so that each poll is one request and no seeded incident widens it.
-			parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['new'], filters: { entityCode: 'TZBANK' }, options: {} },
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				events: ['new'],
+				filters: { entityCode: 'TZBANK' },
+				options: {},
+			},
 			credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
 		},
-		{ id: 'tz-2', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [260, 0], parameters: {} },
+		{
+			id: 'tz-2',
+			name: 'Received',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [260, 0],
+			parameters: {},
+		},
 	],
 	connections: { 'New Incidents': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
 	// No timezone: the workflow uses n8n's default.
@@ -49,7 +61,10 @@ beforeAll(async () => {
 		env: { GENERIC_TIMEZONE: undefined },
 		// The service's timezone, set as a test or a demo would from outside: over HTTP, before n8n's first poll.
 		prepare: async (service) => {
-			const configured = await fetch(`${service.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify({ timezone: 'Asia/Kolkata' }) });
+			const configured = await fetch(`${service.baseUrl}/__sandbox/config`, {
+				method: 'POST',
+				body: JSON.stringify({ timezone: 'Asia/Kolkata' }),
+			});
 			expect(((await configured.json()) as Json).timezone).toBe('Asia/Kolkata');
 		},
 	});
@@ -70,7 +85,8 @@ function polls(): number[] {
 
 async function runsOfWorkflow(): Promise<Json[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: workflow.id }));
-	return ((await rest('GET', `/executions?filter=${filter}&limit=20`)) as { results: Json[] }).results;
+	return ((await rest('GET', `/executions?filter=${filter}&limit=20`)) as { results: Json[] })
+		.results;
 }
 
 test("an incident opened now starts a run on the trigger's next poll, with the service in +05:30 and n8n in its default timezone", async () => {
@@ -79,22 +95,34 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 	await until("the trigger's first poll", () => polls().length >= 1, 60);
 	expect(await runsOfWorkflow()).toEqual([]);
 
-	const response = await fetch(`${sandbox.baseUrl}/__sandbox/incidents`, { method: 'POST', body: JSON.stringify({ entityCode: 'TZBANK', mode: 'IMPS', impact: 'HIGH' }) });
+	const response = await fetch(`${sandbox.baseUrl}/__sandbox/incidents`, {
+		method: 'POST',
+		body: JSON.stringify({ entityCode: 'TZBANK', mode: 'IMPS', impact: 'HIGH' }),
+	});
 	const incident = (await response.json()) as Json;
 	const openedAt = Date.now();
 
 	// The next poll comes at most a minute later; its run is recorded within seconds.
 	await until('the next poll', () => polls().some((time) => time > openedAt), 75);
-	const [run] = await until('a run of the workflow', async () => {
-		const runs = await runsOfWorkflow();
-		return runs.length > 0 ? runs : undefined;
-	}, 30);
+	const [run] = await until(
+		'a run of the workflow',
+		async () => {
+			const runs = await runsOfWorkflow();
+			return runs.length > 0 ? runs : undefined;
+		},
+		30,
+	);
 	expect(polls().filter((time) => time > openedAt)).toHaveLength(1);
 	expect(run).toMatchObject({ mode: 'trigger' });
 
 	const saved = await finishedExecution(rest, String(run.id), 60);
-	expect({ status: saved.status, why: saved.status === 'success' ? '' : saved.describe(sandbox) }).toEqual({ status: 'success', why: '' });
-	expect(saved.output('New Incidents').map((item) => [item.id, item.event])).toEqual([[incident.id, 'new']]);
+	expect({
+		status: saved.status,
+		why: saved.status === 'success' ? '' : saved.describe(sandbox),
+	}).toEqual({ status: 'success', why: '' });
+	expect(saved.output('New Incidents').map((item) => [item.id, item.event])).toEqual([
+		[incident.id, 'new'],
+	]);
 });
 
 // Runs 61 and 72 of the fresh-clone proof (docs/testing.md) read no timezone above: n8n did not
@@ -104,10 +132,17 @@ test("an incident opened now starts a run on the trigger's next poll, with the s
 // again and read the full settings.
 test('a session n8n refuses is renewed by the REST client, also on GET /rest/settings, which answers visitors too', async () => {
 	const refused = rest.cookie();
-	const signedOut = await fetch(`${rest.url}/rest/logout`, { method: 'POST', headers: { cookie: refused } });
+	const signedOut = await fetch(`${rest.url}/rest/logout`, {
+		method: 'POST',
+		headers: { cookie: refused },
+	});
 	expect(signedOut.status).toBe(200);
 	const asVisitor = await fetch(`${rest.url}/rest/settings`, { headers: { cookie: refused } });
-	expect({ status: asVisitor.status, timezone: ((await asVisitor.json()) as { data: Json }).data.timezone, cleared: asVisitor.headers.getSetCookie().some((cookie) => cookie.startsWith('n8n-auth=;')) }).toEqual({ status: 200, timezone: undefined, cleared: true });
+	expect({
+		status: asVisitor.status,
+		timezone: ((await asVisitor.json()) as { data: Json }).data.timezone,
+		cleared: asVisitor.headers.getSetCookie().some((cookie) => cookie.startsWith('n8n-auth=;')),
+	}).toEqual({ status: 200, timezone: undefined, cleared: true });
 
 	expect(((await rest('GET', '/settings')) as Json).timezone).toBe('America/New_York');
 	expect(rest.cookie()).not.toBe(refused);

@@ -17,7 +17,14 @@ import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(10 * 60 * 1000);
 
-const NODE_TYPES = ['payoutsTransfer', 'payoutsBeneficiary', 'payoutsIncident', 'payoutsPaylink', 'payoutsOAuth', 'payoutsIncidentTrigger'].map((name) => `n8n-nodes-payouts.${name}`);
+const NODE_TYPES = [
+	'payoutsTransfer',
+	'payoutsBeneficiary',
+	'payoutsIncident',
+	'payoutsPaylink',
+	'payoutsOAuth',
+	'payoutsIncidentTrigger',
+].map((name) => `n8n-nodes-payouts.${name}`);
 
 let sandbox: Sandbox;
 let home: string;
@@ -41,16 +48,27 @@ test('the documented command installs the package alone, n8n loads its six nodes
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	// The documented words, with the Node and npm the user's n8n runs on.
 	fs.mkdirSync(nodesDir, { recursive: true });
-	const npmOutput = execFileSync('npm', ['install', '--omit=peer', '--ignore-scripts', tarball], { cwd: nodesDir, env: { ...n8n.npmEnv(), PATH: `${n8n.RUNTIME.nodeBinDir}${path.delimiter}${process.env.PATH}` }, encoding: 'utf8' });
+	const npmOutput = execFileSync('npm', ['install', '--omit=peer', '--ignore-scripts', tarball], {
+		cwd: nodesDir,
+		env: { ...n8n.npmEnv(), PATH: `${n8n.RUNTIME.nodeBinDir}${path.delimiter}${process.env.PATH}` },
+		encoding: 'utf8',
+	});
 	expect(npmOutput).toMatch(/added 1 package/);
-	expect(fs.readdirSync(path.join(nodesDir, 'node_modules')).filter((entry) => !entry.startsWith('.'))).toEqual(['n8n-nodes-payouts']);
+	expect(
+		fs.readdirSync(path.join(nodesDir, 'node_modules')).filter((entry) => !entry.startsWith('.')),
+	).toEqual(['n8n-nodes-payouts']);
 
 	// n8n started on that user folder: the nodes are there under the package's name.
-	const env = n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() });
+	const env = n8n.n8nEnv(userFolder, {
+		port: await n8n.freePort(),
+		brokerPort: await n8n.freePort(),
+	});
 	await n8n.importCredential(userFolder, env, sandbox, seed);
 	const server = await n8n.startServer(env, path.join(userFolder, 'n8n.log'));
 	try {
-		const types = (await (await fetch(`${server.url}/types/nodes.json`, { headers: { cookie: server.cookie } })).json()) as Array<{ name: string }>;
+		const types = (await (
+			await fetch(`${server.url}/types/nodes.json`, { headers: { cookie: server.cookie } })
+		).json()) as Array<{ name: string }>;
 		for (const type of NODE_TYPES) expect(types.map((entry) => entry.name)).toContain(type);
 	} finally {
 		await server.stop();
@@ -61,7 +79,14 @@ test('the documented command installs the package alone, n8n loads its six nodes
 		id,
 		name: `Install check ${id}`,
 		nodes: [
-			{ id: `${id}-1`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: `${id}-1`,
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: `${id}-2`,
 				name: 'Pay',
@@ -69,18 +94,37 @@ test('the documented command installs the package alone, n8n loads its six nodes
 				typeVersion: 1,
 				position: [220, 0],
 				credentials: { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } },
-				parameters: { operation: 'standardTransfer', beneId, amount: '100.00', transferId: `install_${id}`, transferMode: 'banktransfer', additionalFields: {}, options: {} },
+				parameters: {
+					operation: 'standardTransfer',
+					beneId,
+					amount: '100.00',
+					transferId: `install_${id}`,
+					transferMode: 'banktransfer',
+					additionalFields: {},
+					options: {},
+				},
 			},
 		],
 		connections: { Start: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 		active: false,
 	});
-	await n8n.importWorkflows(userFolder, env, [pay('instPaid', seed.beneficiaries.verified), pay('instRefused', seed.unknownBeneId)]);
+	await n8n.importWorkflows(userFolder, env, [
+		pay('instPaid', seed.beneficiaries.verified),
+		pay('instRefused', seed.unknownBeneId),
+	]);
 	const paid = await runWithCli('instPaid', env);
-	expect(paid.output('Pay')).toEqual([expect.objectContaining({ status: 'SUCCESS', transferId: 'install_instPaid' })]);
+	expect(paid.output('Pay')).toEqual([
+		expect.objectContaining({ status: 'SUCCESS', transferId: 'install_instPaid' }),
+	]);
 	const refused = await runWithCli('instRefused', env);
 	expect(refused.code).toBe(1);
-	expect(refused.error).toMatchObject({ name: 'NodeApiError', message: 'Beneficiary does not exist [item 0]', description: expect.stringContaining("No beneficiary has this 'Beneficiary ID'") });
-	expect(sandbox.state().transfers.map((transfer) => transfer.transferId)).toEqual(['install_instPaid']);
+	expect(refused.error).toMatchObject({
+		name: 'NodeApiError',
+		message: 'Beneficiary does not exist [item 0]',
+		description: expect.stringContaining("No beneficiary has this 'Beneficiary ID'"),
+	});
+	expect(sandbox.state().transfers.map((transfer) => transfer.transferId)).toEqual([
+		'install_instPaid',
+	]);
 });

@@ -47,8 +47,23 @@ const UNRECORDED = 500;
 
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
 const pays = {
-	internal: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', topUpKey: '={{ $json.key }}', additionalFields: {}, options: { concurrency: 20 } },
-	standard: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 20 } },
+	internal: {
+		operation: 'internalTransfer',
+		amount: '={{ $json.amount }}',
+		rechargeAccount: '={{ $json.account }}',
+		topUpKey: '={{ $json.key }}',
+		additionalFields: {},
+		options: { concurrency: 20 },
+	},
+	standard: {
+		operation: 'standardTransfer',
+		beneId: '={{ $json.beneId }}',
+		amount: '={{ $json.amount }}',
+		transferId: '={{ $json.transferId }}',
+		transferMode: 'banktransfer',
+		additionalFields: {},
+		options: { concurrency: 20 },
+	},
 };
 type Kind = keyof typeof pays;
 const KINDS: Kind[] = ['internal', 'standard'];
@@ -56,21 +71,59 @@ const row: Record<Kind, string> = {
 	internal: `{ amount: 1 + (i % 9), account: '${seed.rechargeAccounts.configured}', key: 'scale-int-' + i }`,
 	standard: `{ beneId: '${seed.beneficiaries.verified}', amount: 1, transferId: 'scale_std_' + i }`,
 };
-const rowsCode = (kind: Kind, [from, to]: [number, number]) => `return Array.from({ length: ${Math.max(0, to - from)} }, (_, n) => { const i = ${from} + n; return { json: ${row[kind]} }; });`;
+const rowsCode = (kind: Kind, [from, to]: [number, number]) =>
+	`return Array.from({ length: ${Math.max(0, to - from)} }, (_, n) => { const i = ${from} + n; return { json: ${row[kind]} }; });`;
 
 /** Manual Trigger → for each kind, Code (the rows) → its Payouts Transfer node, On Error: Continue (every row comes out with its status). */
 function workflow(id: string, ranges: Record<Kind, [number, number]>) {
-	const nodes: Json[] = [{ id: `${id}-start`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }];
-	const connections: Json = { Start: { main: [KINDS.map((kind) => ({ node: `Rows ${kind}`, type: 'main', index: 0 }))] } };
+	const nodes: Json[] = [
+		{
+			id: `${id}-start`,
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+	];
+	const connections: Json = {
+		Start: { main: [KINDS.map((kind) => ({ node: `Rows ${kind}`, type: 'main', index: 0 }))] },
+	};
 	KINDS.forEach((kind, lane) => {
-		nodes.push({ id: `${id}-rows-${kind}`, name: `Rows ${kind}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, lane * 200], parameters: { jsCode: rowsCode(kind, ranges[kind]) } });
-		nodes.push({ id: `${id}-pay-${kind}`, name: `Pay ${kind}`, type: 'n8n-nodes-payouts.payoutsTransfer', typeVersion: 1, position: [440, lane * 200], credentials, onError: 'continueRegularOutput', parameters: pays[kind] });
+		nodes.push({
+			id: `${id}-rows-${kind}`,
+			name: `Rows ${kind}`,
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [220, lane * 200],
+			parameters: { jsCode: rowsCode(kind, ranges[kind]) },
+		});
+		nodes.push({
+			id: `${id}-pay-${kind}`,
+			name: `Pay ${kind}`,
+			type: 'n8n-nodes-payouts.payoutsTransfer',
+			typeVersion: 1,
+			position: [440, lane * 200],
+			credentials,
+			onError: 'continueRegularOutput',
+			parameters: pays[kind],
+		});
 		connections[`Rows ${kind}`] = { main: [[{ node: `Pay ${kind}`, type: 'main', index: 0 }]] };
 	});
-	return { id, name: `E2E scale: ${id}`, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+	return {
+		id,
+		name: `E2E scale: ${id}`,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
 }
 const none: [number, number] = [0, 0];
-const WORKFLOW = workflow('scaleRecord', { internal: [0, FIRST.internal], standard: [0, FIRST.standard] });
+const WORKFLOW = workflow('scaleRecord', {
+	internal: [0, FIRST.internal],
+	standard: [0, FIRST.standard],
+});
 const COPY = workflow('scaleRecordCopy', { internal: none, standard: none });
 
 let suite: SuiteN8n;
@@ -78,7 +131,12 @@ let sandbox: Sandbox;
 let rest: Rest;
 
 beforeAll(async () => {
-	suite = await suiteN8n({ name: 'e2e-scale', sandbox: { internalDuplicates: 'book' }, workflows: [WORKFLOW, COPY], server: true });
+	suite = await suiteN8n({
+		name: 'e2e-scale',
+		sandbox: { internalDuplicates: 'book' },
+		workflows: [WORKFLOW, COPY],
+		server: true,
+	});
 	sandbox = suite.sandbox;
 	rest = suite.rest as Rest;
 });
@@ -109,14 +167,32 @@ db.get("SELECT value FROM processed_data WHERE workflowId = ? AND context = ''",
 }
 
 /** The Code nodes' rows changed, as a user editing the sheets the batch comes from, and Options too. */
-async function edit(id: string, ranges: Partial<Record<Kind, [number, number]>>, options: Json = {}) {
-	const saved = (await rest('GET', `/workflows/${id}`)) as { nodes: Array<{ name: string; parameters: Json }>; connections: Json; versionId: string };
+async function edit(
+	id: string,
+	ranges: Partial<Record<Kind, [number, number]>>,
+	options: Json = {},
+) {
+	const saved = (await rest('GET', `/workflows/${id}`)) as {
+		nodes: Array<{ name: string; parameters: Json }>;
+		connections: Json;
+		versionId: string;
+	};
 	for (const kind of KINDS) {
-		saved.nodes.find((node) => node.name === `Rows ${kind}`)!.parameters.jsCode = rowsCode(kind, ranges[kind] ?? none);
+		saved.nodes.find((node) => node.name === `Rows ${kind}`)!.parameters.jsCode = rowsCode(
+			kind,
+			ranges[kind] ?? none,
+		);
 		const payNode = saved.nodes.find((node) => node.name === `Pay ${kind}`)!;
-		payNode.parameters = { ...payNode.parameters, options: { ...(pays[kind].options as Json), ...options } };
+		payNode.parameters = {
+			...payNode.parameters,
+			options: { ...(pays[kind].options as Json), ...options },
+		};
 	}
-	await rest('PATCH', `/workflows/${id}`, { nodes: saved.nodes, connections: saved.connections, versionId: saved.versionId });
+	await rest('PATCH', `/workflows/${id}`, {
+		nodes: saved.nodes,
+		connections: saved.connections,
+		versionId: saved.versionId,
+	});
 }
 
 async function run(id: string) {
@@ -144,7 +220,10 @@ const found = { newPaid: 0, refused: [] as number[] };
 
 test(`${FIRST.internal.toLocaleString('en-US')} keyed top-ups and ${FIRST.standard.toLocaleString('en-US')} standard transfers through one workflow's two nodes: one record, ${(2 * FIRST.internal + FIRST.standard).toLocaleString('en-US')} marks`, async () => {
 	const first = await run(WORKFLOW.id);
-	expect({ internal: first.internal.counts, standard: first.standard.counts }).toEqual({ internal: { SUCCESS: FIRST.internal }, standard: { SUCCESS: FIRST.standard } });
+	expect({ internal: first.internal.counts, standard: first.standard.counts }).toEqual({
+		internal: { SUCCESS: FIRST.internal },
+		standard: { SUCCESS: FIRST.standard },
+	});
 	// A paid top-up keeps two marks, a paid standard transfer one, in the workflow's one row.
 	expect(recordRow(WORKFLOW.id)).toBe(2 * FIRST.internal + FIRST.standard);
 });
@@ -165,27 +244,48 @@ test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.t
 	await edit(WORKFLOW.id, { internal: [from, from + NEW_TOP_UPS] });
 	const full = await run(WORKFLOW.id);
 	const { items, counts } = full.internal;
-	say(`${NEW_TOP_UPS} new top-ups past ${FILLED_TO} marks: ${JSON.stringify(counts)}; the row holds ${recordRow(WORKFLOW.id)} marks`);
-	const paid = items.map((item, index) => (item.status === 'SUCCESS' ? index : -1)).filter((index) => index >= 0);
-	const refused = items.map((item, index) => (item.status !== 'SUCCESS' ? index : -1)).filter((index) => index >= 0);
+	say(
+		`${NEW_TOP_UPS} new top-ups past ${FILLED_TO} marks: ${JSON.stringify(counts)}; the row holds ${recordRow(WORKFLOW.id)} marks`,
+	);
+	const paid = items
+		.map((item, index) => (item.status === 'SUCCESS' ? index : -1))
+		.filter((index) => index >= 0);
+	const refused = items
+		.map((item, index) => (item.status !== 'SUCCESS' ? index : -1))
+		.filter((index) => index >= 0);
 	// Paid up to the room, then none: every row after the first refused one is not sent either.
 	expect(paid.length).toBeGreaterThan(0);
 	expect(refused.length).toBeGreaterThan(0);
 	expect(Object.keys(counts).sort()).toEqual(['ERROR', 'SUCCESS']);
 	const full1 = items.find((item) => /record of sent top-ups is full/.test(String(item.error)));
-	expect(full1).toMatchObject({ status: 'ERROR', nextStep: 'fixRow', hint: expect.stringMatching(/Nothing was sent\. .*copy of this workflow/) });
-	for (const index of refused) expect({ index, nextStep: items[index].nextStep, said: String(items[index].hint) }).toEqual({ index, nextStep: expect.stringMatching(/^(fixRow|runAgain)$/), said: expect.stringMatching(/Nothing was sent/) });
+	expect(full1).toMatchObject({
+		status: 'ERROR',
+		nextStep: 'fixRow',
+		hint: expect.stringMatching(/Nothing was sent\. .*copy of this workflow/),
+	});
+	for (const index of refused)
+		expect({ index, nextStep: items[index].nextStep, said: String(items[index].hint) }).toEqual({
+			index,
+			nextStep: expect.stringMatching(/^(fixRow|runAgain)$/),
+			said: expect.stringMatching(/Nothing was sent/),
+		});
 	// Nothing sent for a refused row: the service saw exactly the paid ones.
 	expect(posts()).toBe(paid.length);
 	const ids = new Set(ledgerIds());
 	expect(refused.filter((index) => ids.has(String(items[index].transferId)))).toEqual([]);
 	// The rows written near the end say how full it is.
 	const notes = items.map((item) => String(item.recordNote ?? ''));
-	expect(notes.filter((note) => /holds [\d,]+ marks; from 50,000 on it refuses new top-ups \(nothing sent\)/.test(note)).length).toBeGreaterThan(0);
+	expect(
+		notes.filter((note) =>
+			/holds [\d,]+ marks; from 50,000 on it refuses new top-ups \(nothing sent\)/.test(note),
+		).length,
+	).toBeGreaterThan(0);
 	expect(notes[0]).toBe('');
 	// The refusal names the record's size: past 50,000 marks. What the refused claims asked is
 	// forgotten again, so the row ends just under it; never past its room: n8n dropped nothing.
-	expect(Number(/full \(([\d,]+) marks\)/.exec(String(full1?.error))?.[1].replace(/,/g, ''))).toBeGreaterThan(FULL);
+	expect(
+		Number(/full \(([\d,]+) marks\)/.exec(String(full1?.error))?.[1].replace(/,/g, '')),
+	).toBeGreaterThan(FULL);
 	const size = recordRow(WORKFLOW.id);
 	expect(size).toBeGreaterThan(NOTE_FROM);
 	expect(size).toBeLessThan(N8N_LIMIT);
@@ -197,7 +297,10 @@ test(`the ${(FIRST.internal + FIRST.standard).toLocaleString('en-US')} oldest tr
 	sandbox.clearRequests();
 	await edit(WORKFLOW.id, { internal: [0, FIRST.internal], standard: [0, FIRST.standard] });
 	const oldest = await run(WORKFLOW.id);
-	expect({ internal: oldest.internal.counts, standard: oldest.standard.counts }).toEqual({ internal: { ALREADY_SUBMITTED: FIRST.internal }, standard: { ALREADY_SUBMITTED: FIRST.standard } });
+	expect({ internal: oldest.internal.counts, standard: oldest.standard.counts }).toEqual({
+		internal: { ALREADY_SUBMITTED: FIRST.internal },
+		standard: { ALREADY_SUBMITTED: FIRST.standard },
+	});
 	expect(posts()).toBe(0);
 	expect(recordRow(WORKFLOW.id)).toBeLessThan(N8N_LIMIT);
 	expectNoTransferIdTwice();
@@ -210,26 +313,45 @@ test(`${UNRECORDED} new standard transfers with the record at its end: each note
 	const sent = await run(WORKFLOW.id);
 	const after = recordRow(WORKFLOW.id);
 	const notes = sent.standard.items.map((item) => String(item.recordNote ?? ''));
-	const unrecorded = notes.filter((note) => /The record of sent transfers is full: this transfer was sent without being recorded/.test(note)).length;
-	const noted = notes.filter((note) => /holds [\d,]+ marks; from 50,000 on it sends new transfers without recording them/.test(note)).length;
-	say(`${UNRECORDED} new standard transfers at ${before} marks: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} marks`);
+	const unrecorded = notes.filter((note) =>
+		/The record of sent transfers is full: this transfer was sent without being recorded/.test(
+			note,
+		),
+	).length;
+	const noted = notes.filter((note) =>
+		/holds [\d,]+ marks; from 50,000 on it sends new transfers without recording them/.test(note),
+	).length;
+	say(
+		`${UNRECORDED} new standard transfers at ${before} marks: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} marks`,
+	);
 	expect(sent.standard.counts).toEqual({ SUCCESS: UNRECORDED });
 	// From 48,000 marks on every row says how full the record is; from 50,000 on new ones go unrecorded.
-	expect({ noted, unrecorded, withoutNote: UNRECORDED - noted - unrecorded }).toEqual({ noted: expect.any(Number), unrecorded: expect.any(Number), withoutNote: 0 });
+	expect({ noted, unrecorded, withoutNote: UNRECORDED - noted - unrecorded }).toEqual({
+		noted: expect.any(Number),
+		unrecorded: expect.any(Number),
+		withoutNote: 0,
+	});
 	expect(unrecorded).toBeGreaterThan(0);
 	expect(after).toBeLessThanOrEqual(FULL + 2 * 20);
 	const again = await run(WORKFLOW.id);
 	say(`the same ${UNRECORDED} again: ${JSON.stringify(again.standard.counts)}`);
 	sent.standard.items.forEach((item, index) => {
-		const expected = /sent without being recorded/.test(notes[index]) ? ['ALREADY_EXISTS', 'lookUp'] : ['ALREADY_SUBMITTED', null];
-		expect({ transferId: item.transferId, said: [again.standard.items[index].status, again.standard.items[index].nextStep ?? null] }).toEqual({ transferId: item.transferId, said: expected });
+		const expected = /sent without being recorded/.test(notes[index])
+			? ['ALREADY_EXISTS', 'lookUp']
+			: ['ALREADY_SUBMITTED', null];
+		expect({
+			transferId: item.transferId,
+			said: [again.standard.items[index].status, again.standard.items[index].nextStep ?? null],
+		}).toEqual({ transferId: item.transferId, said: expected });
 	});
-	expect(sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_'))).toHaveLength(FIRST.standard + UNRECORDED);
+	expect(
+		sandbox.state().transfers.filter((transfer) => transfer.transferId.startsWith('scale_std_')),
+	).toHaveLength(FIRST.standard + UNRECORDED);
 	expect(recordRow(WORKFLOW.id)).toBeLessThan(N8N_LIMIT);
 	expectNoTransferIdTwice();
 });
 
-test('then a new top-up in the same workflow is refused, nothing sent: the record, shared by the workflow\'s nodes, takes on no new transfer past 50,000 marks', async () => {
+test("then a new top-up in the same workflow is refused, nothing sent: the record, shared by the workflow's nodes, takes on no new transfer past 50,000 marks", async () => {
 	sandbox.clearRequests();
 	await edit(WORKFLOW.id, { internal: [200_000, 200_010] });
 	const more = await run(WORKFLOW.id);
@@ -246,7 +368,10 @@ test('the refused top-ups moved to a copy of the workflow (a record of its own),
 	const moved = await run(COPY.id);
 	expect(moved.internal.counts).toEqual({ SUCCESS: to - from });
 	// Each moved top-up (its key's row number in the refused range) in the ledger once.
-	const movedRows = sandbox.state().transfers.map((transfer) => Number(/^scale-int-(\d+)-/.exec(transfer.transferId)?.[1])).filter((index) => index >= from && index < to);
+	const movedRows = sandbox
+		.state()
+		.transfers.map((transfer) => Number(/^scale-int-(\d+)-/.exec(transfer.transferId)?.[1]))
+		.filter((index) => index >= from && index < to);
 	expect(movedRows.sort((a, b) => a - b)).toEqual(found.refused);
 	expectNoTransferIdTwice();
 	say(`the workflow's record: ${recordRow(WORKFLOW.id)} marks; the copy's: ${recordRow(COPY.id)}`);

@@ -21,7 +21,11 @@ const IN_DOUBT = 300;
 /** Every other row is answered: the node stops sending after three transfers in a row without an answer (the service looks down). */
 const ANSWERED = 300;
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
-let rows = Array.from({ length: IN_DOUBT + ANSWERED }, (_, i) => ({ transferId: `settle-${String(i).padStart(4, '0')}`, amount: Math.round(100 + i) / 100, account: seed.rechargeAccounts.configured }));
+let rows = Array.from({ length: IN_DOUBT + ANSWERED }, (_, i) => ({
+	transferId: `settle-${String(i).padStart(4, '0')}`,
+	amount: Math.round(100 + i) / 100,
+	account: seed.rechargeAccounts.configured,
+}));
 
 /**
  * Start → the batch (rows) and the dashboard's export (downloaded, Extract From File) → Merge
@@ -30,18 +34,63 @@ let rows = Array.from({ length: IN_DOUBT + ANSWERED }, (_, i) => ({ transferId: 
 function settleWorkflow(dashboardUrl: string) {
 	const at = (x: number, y = 0) => [x * 240, y * 200];
 	const nodes = [
-		{ id: 'st-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: at(0), parameters: {} },
-		{ id: 'st-rows', name: 'Batch', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: at(1), parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} } },
-		{ id: 'st-split', name: 'One Item per Row', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: at(2), parameters: { fieldToSplitOut: 'rows', options: {} } },
-		{ id: 'st-export', name: 'Dashboard Export', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: at(1, 1), parameters: { url: dashboardUrl, options: { response: { response: { responseFormat: 'file', outputPropertyName: 'data' } } } } },
-		{ id: 'st-extract', name: 'Extract From File', type: 'n8n-nodes-base.extractFromFile', typeVersion: 1, position: at(2, 1), parameters: { operation: 'csv', binaryPropertyName: 'data', options: {} } },
+		{
+			id: 'st-start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: at(0),
+			parameters: {},
+		},
+		{
+			id: 'st-rows',
+			name: 'Batch',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: at(1),
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} },
+		},
+		{
+			id: 'st-split',
+			name: 'One Item per Row',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: at(2),
+			parameters: { fieldToSplitOut: 'rows', options: {} },
+		},
+		{
+			id: 'st-export',
+			name: 'Dashboard Export',
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			position: at(1, 1),
+			parameters: {
+				url: dashboardUrl,
+				options: { response: { response: { responseFormat: 'file', outputPropertyName: 'data' } } },
+			},
+		},
+		{
+			id: 'st-extract',
+			name: 'Extract From File',
+			type: 'n8n-nodes-base.extractFromFile',
+			typeVersion: 1,
+			position: at(2, 1),
+			parameters: { operation: 'csv', binaryPropertyName: 'data', options: {} },
+		},
 		{
 			id: 'st-merge',
 			name: 'Merge',
 			type: 'n8n-nodes-base.merge',
 			typeVersion: 3.2,
 			position: at(3),
-			parameters: { mode: 'combine', combineBy: 'combineByFields', advanced: true, mergeByFields: { values: [{ field1: 'transferId', field2: 'Transfer ID' }] }, joinMode: 'enrichInput1', options: {} },
+			parameters: {
+				mode: 'combine',
+				combineBy: 'combineByFields',
+				advanced: true,
+				mergeByFields: { values: [{ field1: 'transferId', field2: 'Transfer ID' }] },
+				joinMode: 'enrichInput1',
+				options: {},
+			},
 		},
 		{
 			id: 'st-pay',
@@ -63,14 +112,28 @@ function settleWorkflow(dashboardUrl: string) {
 		},
 	];
 	const connections = {
-		Start: { main: [[{ node: 'Batch', type: 'main', index: 0 }, { node: 'Dashboard Export', type: 'main', index: 0 }]] },
+		Start: {
+			main: [
+				[
+					{ node: 'Batch', type: 'main', index: 0 },
+					{ node: 'Dashboard Export', type: 'main', index: 0 },
+				],
+			],
+		},
 		Batch: { main: [[{ node: 'One Item per Row', type: 'main', index: 0 }]] },
 		'One Item per Row': { main: [[{ node: 'Merge', type: 'main', index: 0 }]] },
 		'Dashboard Export': { main: [[{ node: 'Extract From File', type: 'main', index: 0 }]] },
 		'Extract From File': { main: [[{ node: 'Merge', type: 'main', index: 1 }]] },
 		Merge: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] },
 	};
-	return { id: 'settleFromDashboard', name: 'E2E: settle rows in doubt from the dashboard', nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+	return {
+		id: 'settleFromDashboard',
+		name: 'E2E: settle rows in doubt from the dashboard',
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
 }
 
 let suite: SuiteN8n;
@@ -93,13 +156,23 @@ beforeAll(async () => {
 
 afterAll(async () => suite?.close());
 
-const counts = (items: Json[]) => items.reduce<Record<string, number>>((tally, item) => ({ ...tally, [String(item.status)]: (tally[String(item.status)] ?? 0) + 1 }), {});
+const counts = (items: Json[]) =>
+	items.reduce<Record<string, number>>(
+		(tally, item) => ({ ...tally, [String(item.status)]: (tally[String(item.status)] ?? 0) + 1 }),
+		{},
+	);
 
 test(`${IN_DOUBT} rows in doubt are settled from the dashboard's CSV export as the docs say (paid: never sent again; not found: paid under a new Transfer ID): every payout paid once`, async () => {
 	// The first run: 150 answers lost after the service booked the transfer, 150 before it did.
 	// Every other row's answer is lost: after the service booked it (rows 0, 4, 8, …) or before (2, 6, 10, …).
 	const lost = rows.filter((_, index) => index % 2 === 0);
-	sandbox.configure({ faults: lost.map((row, index) => ({ fault: index % 2 === 0 ? 'drop-after' : 'drop-before', times: 1, match: { transferId: row.transferId } })) });
+	sandbox.configure({
+		faults: lost.map((row, index) => ({
+			fault: index % 2 === 0 ? 'drop-after' : 'drop-before',
+			times: 1,
+			match: { transferId: row.transferId },
+		})),
+	});
 	const first = await runWithCli('settleFromDashboard', suite.env);
 	expectRun(first, { code: 0 }, sandbox);
 	expect(counts(first.output('Pay'))).toEqual({ SUCCESS: ANSWERED, UNKNOWN: IN_DOUBT });
@@ -112,28 +185,60 @@ test(`${IN_DOUBT} rows in doubt are settled from the dashboard's CSV export as t
 	const settled = await runWithCli('settleFromDashboard', suite.env);
 	expectRun(settled, { code: 0 }, sandbox);
 	const items = settled.output('Pay');
-	expect(counts(items)).toEqual({ ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2, ERROR: IN_DOUBT / 2 });
+	expect(counts(items)).toEqual({
+		ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2,
+		ERROR: IN_DOUBT / 2,
+	});
 	// Each row says what its dashboard status did.
-	const byDashboard = items.filter((item) => item.status === 'ALREADY_SUBMITTED' && item.dashboardStatus === 'SUCCESS' && !item.dashboardStatusNote);
+	const byDashboard = items.filter(
+		(item) =>
+			item.status === 'ALREADY_SUBMITTED' &&
+			item.dashboardStatus === 'SUCCESS' &&
+			!item.dashboardStatusNote,
+	);
 	expect(byDashboard).toHaveLength(IN_DOUBT / 2);
-	expect(items.filter((item) => item.dashboardStatusNote === "not needed: this node has the service's answer for this transfer")).toHaveLength(ANSWERED);
+	expect(
+		items.filter(
+			(item) =>
+				item.dashboardStatusNote ===
+				"not needed: this node has the service's answer for this transfer",
+		),
+	).toHaveLength(ANSWERED);
 	const notPaid = items.filter((item) => item.status === 'ERROR');
-	expect(notPaid.filter((item) => item.dashboardStatus === 'NOT_FOUND' && item.nextStep === 'newTransferId' && /it did not pay/.test(String(item.error)))).toHaveLength(IN_DOUBT / 2);
+	expect(
+		notPaid.filter(
+			(item) =>
+				item.dashboardStatus === 'NOT_FOUND' &&
+				item.nextStep === 'newTransferId' &&
+				/it did not pay/.test(String(item.error)),
+		),
+	).toHaveLength(IN_DOUBT / 2);
 	// Nothing sent, and nothing the export lists is called not paid.
-	expect(sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer')).toHaveLength(0);
+	expect(
+		sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer'),
+	).toHaveLength(0);
 	const booked = new Set(sandbox.state().transfers.map((transfer) => transfer.transferId));
 	expect(notPaid.filter((item) => booked.has(String(item.transferId)))).toEqual([]);
 
 	// As the hint says: those rows get new Transfer IDs, and the workflow runs again.
 	const renamed = new Set(notPaid.map((item) => String(item.transferId)));
-	rows = rows.map((row) => (renamed.has(row.transferId) ? { ...row, transferId: `${row.transferId}-b` } : row));
+	rows = rows.map((row) =>
+		renamed.has(row.transferId) ? { ...row, transferId: `${row.transferId}-b` } : row,
+	);
 	await n8n.importWorkflows(suite.userFolder, suite.env, [settleWorkflow(dashboardUrl)]);
 	const paid = await runWithCli('settleFromDashboard', suite.env);
 	expectRun(paid, { code: 0 }, sandbox);
-	expect(counts(paid.output('Pay'))).toEqual({ ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2, SUCCESS: IN_DOUBT / 2 });
-	expect(sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer')).toHaveLength(IN_DOUBT / 2);
+	expect(counts(paid.output('Pay'))).toEqual({
+		ALREADY_SUBMITTED: ANSWERED + IN_DOUBT / 2,
+		SUCCESS: IN_DOUBT / 2,
+	});
+	expect(
+		sandbox.requests().filter((request) => request.path === '/payout/v1/internalTransfer'),
+	).toHaveLength(IN_DOUBT / 2);
 	// The ledger: every payout (its amount) once, every Transfer ID once.
 	const transfers = sandbox.state().transfers;
-	expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(rows.map((row) => row.amount).sort((a, b) => a - b));
+	expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(
+		rows.map((row) => row.amount).sort((a, b) => a - b),
+	);
 	expect(new Set(transfers.map((transfer) => transfer.transferId)).size).toBe(rows.length);
 });

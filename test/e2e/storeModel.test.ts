@@ -42,11 +42,35 @@ const WORKFLOW = {
 	id: 'storeModelProbe',
 	name: 'E2E: the store model against real n8n',
 	nodes: [
-		{ id: 'sm-1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{ id: 'sm-2', name: 'Calls', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: `return ${JSON.stringify(CALLS.map((call) => ({ json: call })))};` } },
-		{ id: 'sm-3', name: 'Store Probe', type: 'n8n-nodes-store-probe.storeProbe', typeVersion: 1, position: [400, 0], parameters: {} },
+		{
+			id: 'sm-1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
+		{
+			id: 'sm-2',
+			name: 'Calls',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { jsCode: `return ${JSON.stringify(CALLS.map((call) => ({ json: call })))};` },
+		},
+		{
+			id: 'sm-3',
+			name: 'Store Probe',
+			type: 'n8n-nodes-store-probe.storeProbe',
+			typeVersion: 1,
+			position: [400, 0],
+			parameters: {},
+		},
 	],
-	connections: { Start: { main: [[{ node: 'Calls', type: 'main', index: 0 }]] }, Calls: { main: [[{ node: 'Store Probe', type: 'main', index: 0 }]] } },
+	connections: {
+		Start: { main: [[{ node: 'Calls', type: 'main', index: 0 }]] },
+		Calls: { main: [[{ node: 'Store Probe', type: 'main', index: 0 }]] },
+	},
 	settings: { executionOrder: 'v1' },
 	active: false,
 };
@@ -54,7 +78,13 @@ const WORKFLOW = {
 let suite: SuiteN8n;
 
 beforeAll(async () => {
-	suite = await suiteN8n({ name: 'e2e-store-model', workflows: [WORKFLOW], packages: [{ name: 'n8n-nodes-store-probe', dir: path.join(n8n.ROOT, 'test', 'e2e', 'storeProbe') }] });
+	suite = await suiteN8n({
+		name: 'e2e-store-model',
+		workflows: [WORKFLOW],
+		packages: [
+			{ name: 'n8n-nodes-store-probe', dir: path.join(n8n.ROOT, 'test', 'e2e', 'storeProbe') },
+		],
+	});
 });
 
 afterAll(async () => suite?.close());
@@ -68,22 +98,38 @@ db.all('SELECT value FROM processed_data WHERE workflowId = ? AND context = ?', 
 	if (error) { console.error(error.message); process.exit(1); }
 	process.stdout.write(JSON.stringify(rows.map((row) => row.value)));
 });`;
-	const [value] = JSON.parse(execFileSync(runtime.nodeBin, ['-e', script], { encoding: 'utf8' })) as string[];
+	const [value] = JSON.parse(
+		execFileSync(runtime.nodeBin, ['-e', script], { encoding: 'utf8' }),
+	) as string[];
 	return JSON.parse(value) as { mode: string; data: string[] };
 }
 
 test('the same store calls get the same answers and leave the same row in real n8n as in the model', async () => {
 	const run = await runWithCli(WORKFLOW.id, suite.env);
 	expect(run.code).toBe(0);
-	const inN8n = run.output('Store Probe').map((item: Json) => (item.kind === 'check' ? { processed: item.processed } : item.kind === 'count' ? { count: item.count } : {}));
+	const inN8n = run
+		.output('Store Probe')
+		.map((item: Json) =>
+			item.kind === 'check'
+				? { processed: item.processed }
+				: item.kind === 'count'
+					? { count: item.count }
+					: {},
+		);
 
 	const model = new ProcessedDataModel();
 	const context = { workflow: { id: WORKFLOW.id, active: false }, node: { id: 'sm-3' } } as never;
 	const inModel: Json[] = [];
 	for (const call of CALLS) {
 		const options = { mode: 'entries' as const, maxEntries: call.maxEntries };
-		if (call.kind === 'check') inModel.push({ processed: (await model.checkProcessedAndRecord(call.values, 'node', context, options)).processed.map(String) });
-		else if (call.kind === 'remove') inModel.push((await model.removeProcessed(call.values, 'node', context, options), {}));
+		if (call.kind === 'check')
+			inModel.push({
+				processed: (
+					await model.checkProcessedAndRecord(call.values, 'node', context, options)
+				).processed.map(String),
+			});
+		else if (call.kind === 'remove')
+			inModel.push((await model.removeProcessed(call.values, 'node', context, options), {}));
 		else inModel.push({ count: await model.getProcessedDataCount('node', context, options) });
 	}
 

@@ -9,16 +9,32 @@ afterAll(stopEngineTimers);
 
 const service = useSandbox();
 
-const transfers = (count: number) => Array.from({ length: count }, (_, index) => ({ transferId: `conc_${index}`, amount: 10 + index }));
+const transfers = (count: number) =>
+	Array.from({ length: count }, (_, index) => ({
+		transferId: `conc_${index}`,
+		amount: 10 + index,
+	}));
 const standard = (options: Record<string, unknown>) => ({
 	type: 'payoutsTransfer',
-	parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options },
+	parameters: {
+		operation: 'standardTransfer',
+		beneId: seed.beneficiaries.verified,
+		amount: '={{ $json.amount }}',
+		transferId: '={{ $json.transferId }}',
+		transferMode: 'banktransfer',
+		additionalFields: {},
+		options,
+	},
 });
 
 test('transfers at concurrency 6 under random latency: all in flight together, output in input order, paired', async () => {
 	service.sandbox.configure({ latencyMs: 5, latencyJitterMs: 40 });
 	const input = transfers(30);
-	const { items, error } = await runNode(standard({ concurrency: 6 }), input, service.credentials());
+	const { items, error } = await runNode(
+		standard({ concurrency: 6 }),
+		input,
+		service.credentials(),
+	);
 	expect(error).toBeUndefined();
 	expect(items.map((item) => item.json.transferId)).toEqual(input.map((row) => row.transferId));
 	expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
@@ -36,8 +52,24 @@ test('transfers are sent one at a time by default', async () => {
 
 test('reads run several at a time by default, in order', async () => {
 	service.sandbox.configure({ latencyMs: 5, latencyJitterMs: 30 });
-	const ids = [seed.paylinks.active, seed.paylinks.paid, seed.paylinks.expired, seed.paylinks.active, seed.paylinks.paid, seed.paylinks.expired, seed.paylinks.active, seed.paylinks.paid];
-	const { items } = await runNode({ type: 'payoutsPaylink', parameters: { operation: 'getStatus', paylinkId: '={{ $json.id }}' } }, ids.map((id) => ({ id })), service.credentials());
+	const ids = [
+		seed.paylinks.active,
+		seed.paylinks.paid,
+		seed.paylinks.expired,
+		seed.paylinks.active,
+		seed.paylinks.paid,
+		seed.paylinks.expired,
+		seed.paylinks.active,
+		seed.paylinks.paid,
+	];
+	const { items } = await runNode(
+		{
+			type: 'payoutsPaylink',
+			parameters: { operation: 'getStatus', paylinkId: '={{ $json.id }}' },
+		},
+		ids.map((id) => ({ id })),
+		service.credentials(),
+	);
 	expect(items.map((item) => item.json.paylinkId)).toEqual(ids);
 	expect(service.sandbox.state().maxInFlight).toBe(4);
 });
@@ -51,9 +83,17 @@ test('with concurrency, a bad item still stops the batch before any request', as
 
 test('with concurrency and Continue On Fail, failures keep their place and pairing', async () => {
 	service.sandbox.configure({ latencyMs: 2, latencyJitterMs: 20 });
-	const input = transfers(10).map((row, index) => (index % 3 === 1 ? { ...row, transferId: seed.existingTransferId } : row));
-	const { items } = await runNode({ ...standard({ concurrency: 5 }), continueOnFail: true }, input, service.credentials());
-	expect(items.map((item) => item.json.status)).toEqual(input.map((_, index) => (index % 3 === 1 ? 'ERROR' : 'SUCCESS')));
+	const input = transfers(10).map((row, index) =>
+		index % 3 === 1 ? { ...row, transferId: seed.existingTransferId } : row,
+	);
+	const { items } = await runNode(
+		{ ...standard({ concurrency: 5 }), continueOnFail: true },
+		input,
+		service.credentials(),
+	);
+	expect(items.map((item) => item.json.status)).toEqual(
+		input.map((_, index) => (index % 3 === 1 ? 'ERROR' : 'SUCCESS')),
+	);
 	expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
 });
 

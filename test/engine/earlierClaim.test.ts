@@ -9,7 +9,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { passThroughNode, payoutsNode, runNode, runWorkflow, stopEngineTimers } from '../../harness/engine';
+import {
+	passThroughNode,
+	payoutsNode,
+	runNode,
+	runWorkflow,
+	stopEngineTimers,
+} from '../../harness/engine';
 import { store } from '../../harness/processedData';
 import { seed, useSandbox } from '../../harness/sandbox';
 import { booked, expectEachPaidOnce, statuses, transferRequests } from './ledger';
@@ -22,10 +28,20 @@ beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
 
 const internal = (options: IDataObject = {}, extra: IDataObject = {}) => ({
 	type: 'payoutsTransfer',
-	parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: '={{ $json.account }}', additionalFields: { transferId: '={{ $json.transferId }}' }, options: { claimHeldEarlier: true, ...options } },
+	parameters: {
+		operation: 'internalTransfer',
+		amount: '={{ $json.amount }}',
+		rechargeAccount: '={{ $json.account }}',
+		additionalFields: { transferId: '={{ $json.transferId }}' },
+		options: { claimHeldEarlier: true, ...options },
+	},
 	...extra,
 });
-const event = (transferId: string, amount = 10, account = seed.rechargeAccounts.configured) => ({ amount, account, transferId });
+const event = (transferId: string, amount = 10, account = seed.rechargeAccounts.configured) => ({
+	amount,
+	account,
+	transferId,
+});
 const rows = [event('claimed_1', 10), event('claimed_2', 20)];
 /** n8n's Retry On Fail as the template's Top Up node might have it, with On Error: Continue. */
 const retried = { continueOnFail: true, retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
@@ -41,25 +57,45 @@ test("with an earlier step's claim the node sends at once, writes nothing to n8n
 	expect(store.calls).toEqual([]);
 	// Another execution is the earlier step's to stop: the node itself sends the same rows again.
 	await runNode(internal(), rows, service.credentials());
-	expect(booked(service.sandbox).map((transfer) => transfer.transferId)).toEqual(['claimed_1', 'claimed_2', 'claimed_1', 'claimed_2']);
+	expect(booked(service.sandbox).map((transfer) => transfer.transferId)).toEqual([
+		'claimed_1',
+		'claimed_2',
+		'claimed_1',
+		'claimed_2',
+	]);
 });
 
 test("an unknown outcome under an earlier step's claim says to keep the claim and write the dashboard's word into it", async () => {
 	service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 	const { error } = await runNode(internal(), rows.slice(0, 1), service.credentials());
-	expect(error?.message).toBe('The outcome of the transfer is unknown: the connection was dropped before an answer came [item 0]');
+	expect(error?.message).toBe(
+		'The outcome of the transfer is unknown: the connection was dropped before an answer came [item 0]',
+	);
 	expect(error?.description).toMatch(
 		/^The transfer may have been paid\. Keep its claim in the earlier step's table \(never give it a new Transfer ID\)\. Once no run is sending it and 10 minutes have passed \(a request that timed out can still arrive\), look up Transfer ID claimed_1 in the payouts dashboard and write what it says as the claim's outcome\./,
 	);
-	expect(error?.context?.rows).toEqual([expect.objectContaining({ item: 0, status: 'UNKNOWN', nextStep: 'settleClaim', transferId: 'claimed_1' })]);
+	expect(error?.context?.rows).toEqual([
+		expect.objectContaining({
+			item: 0,
+			status: 'UNKNOWN',
+			nextStep: 'settleClaim',
+			transferId: 'claimed_1',
+		}),
+	]);
 	expect(store.calls).toEqual([]);
 });
 
 test('a Dry Run says an earlier step holds the claim; the option acts only where the node would guard', async () => {
 	const dry = await runNode(internal({ dryRun: true }), rows, service.credentials());
-	expect(dry.items[0].json.realRun).toBe('would send: an earlier step holds its claim (this node keeps no record of it)');
+	expect(dry.items[0].json.realRun).toBe(
+		'would send: an earlier step holds its claim (this node keeps no record of it)',
+	);
 	// With Service Refuses Repeated Transfer IDs the service guards: the option does not apply, and the record is kept.
-	const serviceGuards = await runNode(internal({ serviceRefusesRepeats: true }), rows, service.credentials());
+	const serviceGuards = await runNode(
+		internal({ serviceRefusesRepeats: true }),
+		rows,
+		service.credentials(),
+	);
 	expect(serviceGuards.items.map((item) => item.json.claim)).toEqual([undefined, undefined]);
 	expect(store.calls.length).toBeGreaterThan(0);
 });
@@ -70,15 +106,42 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 		const paid = event('claimed_paid', 25);
 		const { items } = await runNode(internal({}, retried), [refused, paid], service.credentials());
 		expectEachPaidOnce(service.sandbox, [25]);
-		expect(transferRequests(service.sandbox)).toEqual(['claimed_refused', 'claimed_paid', 'claimed_refused', 'claimed_refused']);
+		expect(transferRequests(service.sandbox)).toEqual([
+			'claimed_refused',
+			'claimed_paid',
+			'claimed_refused',
+			'claimed_refused',
+		]);
 		// What n8n keeps is the last try's output.
 		expect(items[0].json).toMatchObject({ status: 'ERROR', subCode: '404', nextStep: 'fixRow' });
-		expect(items[1].json).toMatchObject({ status: 'ALREADY_SUBMITTED', firstStatus: 'SUCCESS', transferId: 'claimed_paid', claim: CLAIM_NOTE });
+		expect(items[1].json).toMatchObject({
+			status: 'ALREADY_SUBMITTED',
+			firstStatus: 'SUCCESS',
+			transferId: 'claimed_paid',
+			claim: CLAIM_NOTE,
+		});
 	});
 
 	test('a single event whose first answer is a clear refusal and whose retry passes: paid once, and the sender hears SUCCESS', async () => {
-		service.sandbox.configure({ faults: [{ fault: 'replay', status: 422, body: JSON.stringify({ status: 'ERROR', subCode: '422', message: 'Account not configured; contact the account manager' }), times: 1 }] });
-		const { items } = await runNode(internal({}, retried), [event('evt_42', 42)], service.credentials());
+		service.sandbox.configure({
+			faults: [
+				{
+					fault: 'replay',
+					status: 422,
+					body: JSON.stringify({
+						status: 'ERROR',
+						subCode: '422',
+						message: 'Account not configured; contact the account manager',
+					}),
+					times: 1,
+				},
+			],
+		});
+		const { items } = await runNode(
+			internal({}, retried),
+			[event('evt_42', 42)],
+			service.credentials(),
+		);
 		expect(items[0].json).toMatchObject({ status: 'SUCCESS', transferId: 'evt_42' });
 		expect(transferRequests(service.sandbox)).toEqual(['evt_42', 'evt_42']);
 		expectEachPaidOnce(service.sandbox, [42]);
@@ -86,12 +149,17 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 
 	test('a single event whose first answer is lost: the retries send nothing, it reads UNKNOWN with its claim to settle, booked once', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-		const { items } = await runNode(internal({}, retried), [event('evt_43', 43)], service.credentials());
+		const { items } = await runNode(
+			internal({}, retried),
+			[event('evt_43', 43)],
+			service.credentials(),
+		);
 		expectEachPaidOnce(service.sandbox, [43]);
 		expect(items[0].json).toMatchObject({
 			status: 'UNKNOWN',
 			nextStep: 'settleClaim',
-			error: 'The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came [item 0]',
+			error:
+				'The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came [item 0]',
 		});
 		expect(transferRequests(service.sandbox)).toEqual(['evt_43']);
 		expectEachPaidOnce(service.sandbox, [43]);
@@ -100,14 +168,34 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 
 test("a retry branch on the error output, under an earlier step's claim: the second Payouts Transfer node does not send again what the first sent without an answer", async () => {
 	service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-	const nodes = [passThroughNode('Event'), payoutsNode({ ...internal({}, { errorOutput: true }), name: 'Top Up', id: 'top-up' }), payoutsNode({ ...internal({}, { continueOnFail: true }), name: 'Top Up Again', id: 'top-up-again' })];
+	const nodes = [
+		passThroughNode('Event'),
+		payoutsNode({ ...internal({}, { errorOutput: true }), name: 'Top Up', id: 'top-up' }),
+		payoutsNode({
+			...internal({}, { continueOnFail: true }),
+			name: 'Top Up Again',
+			id: 'top-up-again',
+		}),
+	];
 	const connections = {
 		Event: { main: [[{ node: 'Top Up', type: 'main' as const, index: 0 }]] },
 		'Top Up': { main: [[], [{ node: 'Top Up Again', type: 'main' as const, index: 0 }]] },
 	};
-	const run = await runWorkflow({ nodes, connections, input: [event('evt_44', 44)], credentials: { payoutsApi: service.credentials() } });
-	expect(run.output('Top Up', 1)[0].json).toMatchObject({ transferId: 'evt_44', error: expect.objectContaining({ status: 'UNKNOWN', transferId: 'evt_44' }) });
-	expect(run.output('Top Up Again')[0].json).toMatchObject({ status: 'UNKNOWN', nextStep: 'settleClaim', transferId: 'evt_44' });
+	const run = await runWorkflow({
+		nodes,
+		connections,
+		input: [event('evt_44', 44)],
+		credentials: { payoutsApi: service.credentials() },
+	});
+	expect(run.output('Top Up', 1)[0].json).toMatchObject({
+		transferId: 'evt_44',
+		error: expect.objectContaining({ status: 'UNKNOWN', transferId: 'evt_44' }),
+	});
+	expect(run.output('Top Up Again')[0].json).toMatchObject({
+		status: 'UNKNOWN',
+		nextStep: 'settleClaim',
+		transferId: 'evt_44',
+	});
 	expect(statuses(run.output('Top Up Again'))).toEqual(['UNKNOWN']);
 	expect(transferRequests(service.sandbox)).toEqual(['evt_44']);
 	expectEachPaidOnce(service.sandbox, [44]);

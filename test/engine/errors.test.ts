@@ -25,7 +25,9 @@ const validRequest: Record<string, () => TriggerRow> = Object.fromEntries(
 	Object.keys(operationsByApi).map((operation) => [
 		operation,
 		() => {
-			const success = (triggers as TriggerRow[]).find((row) => row.operation === operation && row.status !== 'ERROR');
+			const success = (triggers as TriggerRow[]).find(
+				(row) => row.operation === operation && row.status !== 'ERROR',
+			);
 			if (!success) throw new Error(`no success trigger for ${operation}`);
 			return success;
 		},
@@ -35,18 +37,29 @@ const validRequest: Record<string, () => TriggerRow> = Object.fromEntries(
 /** The answer the sandbox really gives to a row's request, as raw HTTP. */
 async function rawAnswer(sandbox: Sandbox, row: TriggerRow) {
 	const { method, path, query, body, token, headers } = row.request;
-	const url = new URL(path, row.operation === 'generateToken' ? sandbox.verificationUrl : sandbox.baseUrl);
+	const url = new URL(
+		path,
+		row.operation === 'generateToken' ? sandbox.verificationUrl : sandbox.baseUrl,
+	);
 	for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, String(value));
 	const sent: Record<string, string> = { 'content-type': 'application/json', ...headers };
-	if (token !== null && row.operation !== 'generateToken') sent.authorization = `Bearer ${token ?? seed.credentials.accessToken}`;
-	const response = await fetch(url, { method, headers: sent, body: body ? JSON.stringify(body) : undefined });
+	if (token !== null && row.operation !== 'generateToken')
+		sent.authorization = `Bearer ${token ?? seed.credentials.accessToken}`;
+	const response = await fetch(url, {
+		method,
+		headers: sent,
+		body: body ? JSON.stringify(body) : undefined,
+	});
 	return { httpStatus: response.status, body: await response.text() };
 }
 
-test('every error row the sandbox can answer has its own row in the node\'s error table', () => {
+test("every error row the sandbox can answer has its own row in the node's error table", () => {
 	for (const row of errorTriggers.filter((trigger) => trigger.operation !== 'generateToken')) {
 		const found = findErrorRow(row.operation, row.subCode, row.message);
-		expect({ trigger: row.id, matched: errorRows.includes(found) }).toEqual({ trigger: row.id, matched: true });
+		expect({ trigger: row.id, matched: errorRows.includes(found) }).toEqual({
+			trigger: row.id,
+			matched: true,
+		});
 	}
 });
 
@@ -57,19 +70,47 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 		if (/transfer id already exists/i.test(row.message)) {
 			// This node never sent a transfer with this Transfer ID: ALREADY_EXISTS, which needs a person,
 			// stops the run as an error does (never a successful run the next step takes for paid).
-			const direct = await runNode(nodeFor(row), [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
-			expect(direct.error).toMatchObject({ name: 'NodeApiError', httpCode: row.subCode, errorResponse: { status: 'ALREADY_EXISTS', message: expect.stringMatching(/transfer id already exists/i) } });
-			expect(direct.error?.description).toMatch(/^Not paid by this run\. Look Transfer ID \w+ up in the dashboard/);
+			const direct = await runNode(
+				nodeFor(row),
+				[{}],
+				service.credentials(credentialChangesFor(row) as Record<string, string>),
+			);
+			expect(direct.error).toMatchObject({
+				name: 'NodeApiError',
+				httpCode: row.subCode,
+				errorResponse: {
+					status: 'ALREADY_EXISTS',
+					message: expect.stringMatching(/transfer id already exists/i),
+				},
+			});
+			expect(direct.error?.description).toMatch(
+				/^Not paid by this run\. Look Transfer ID \w+ up in the dashboard/,
+			);
 			expect(direct.error?.description).not.toMatch(/^.*use a new/i);
 			// Under Continue, the row comes out with its status, as every row does.
-			const continued = await runNode({ ...nodeFor(row), continueOnFail: true }, [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
-			expect(continued.items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', subCode: row.subCode, message: expect.stringMatching(/transfer id already exists/i) });
+			const continued = await runNode(
+				{ ...nodeFor(row), continueOnFail: true },
+				[{}],
+				service.credentials(credentialChangesFor(row) as Record<string, string>),
+			);
+			expect(continued.items[0].json).toMatchObject({
+				status: 'ALREADY_EXISTS',
+				subCode: row.subCode,
+				message: expect.stringMatching(/transfer id already exists/i),
+			});
 			expect(service.sandbox.state().transfers).toEqual([]);
 			return;
 		}
 		// The token endpoint's errors are not in the interface document: one hint for all of them.
-		const expectedHint = row.operation === 'generateToken' ? "Check 'Client ID'" : findErrorRow(row.operation, row.subCode, row.message).hint;
-		const direct = await runNode(nodeFor(row), [{}], service.credentials(credentialChangesFor(row) as Record<string, string>));
+		const expectedHint =
+			row.operation === 'generateToken'
+				? "Check 'Client ID'"
+				: findErrorRow(row.operation, row.subCode, row.message).hint;
+		const direct = await runNode(
+			nodeFor(row),
+			[{}],
+			service.credentials(credentialChangesFor(row) as Record<string, string>),
+		);
 
 		if (direct.error?.name === 'NodeOperationError') {
 			// The node refused the request itself: nothing may have left n8n.
@@ -77,9 +118,15 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 			// ... and the service's answer to it still maps to the row when it comes.
 			const answer = await rawAnswer(service.sandbox, row);
 			service.sandbox.reset();
-			service.sandbox.configure({ faults: [{ fault: 'replay', status: answer.httpStatus, body: answer.body, times: 1 }] });
+			service.sandbox.configure({
+				faults: [{ fault: 'replay', status: answer.httpStatus, body: answer.body, times: 1 }],
+			});
 			const valid = validRequest[row.operation]();
-			const replayed = await runNode(nodeFor(valid), [{}], service.credentials(credentialChangesFor(valid) as Record<string, string>));
+			const replayed = await runNode(
+				nodeFor(valid),
+				[{}],
+				service.credentials(credentialChangesFor(valid) as Record<string, string>),
+			);
 			expectMapped(replayed.error, row, expectedHint);
 			return;
 		}
@@ -87,7 +134,13 @@ describe.each(['mirror', 'always200'] as const)('HTTP style %s', (httpStyle) => 
 	});
 });
 
-function expectMapped(error: (Error & { description?: string; httpCode?: string | null; context?: IDataObject }) | undefined, row: TriggerRow, hint: string) {
+function expectMapped(
+	error:
+		| (Error & { description?: string; httpCode?: string | null; context?: IDataObject })
+		| undefined,
+	row: TriggerRow,
+	hint: string,
+) {
 	expect(error?.name).toBe('NodeApiError');
 	expect(error?.message).toContain(row.message);
 	expect(error?.message).toContain('[item 0]');

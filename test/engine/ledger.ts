@@ -21,14 +21,22 @@ export const booked = (sandbox: Sandbox) => sandbox.state().transfers as Booked[
 export const transferRequests = (sandbox: Sandbox) =>
 	sandbox
 		.requests()
-		.filter((request) => request.method === 'POST' && /\/payout\/v[\d.]+\/(cardpay|requestTransfer|internalTransfer)$/.test(request.path))
+		.filter(
+			(request) =>
+				request.method === 'POST' &&
+				/\/payout\/v[\d.]+\/(cardpay|requestTransfer|internalTransfer)$/.test(request.path),
+		)
 		.map((request) => (request.body as { transferId?: string }).transferId);
 
 /** Each Transfer ID booked once, and the amounts booked are exactly the payouts meant: each paid once. */
 export function expectEachPaidOnce(sandbox: Sandbox, amounts: number[]) {
 	const transfers = booked(sandbox);
-	expect(transfers.map((transfer) => transfer.transferId)).toEqual([...new Set(transfers.map((transfer) => transfer.transferId))]);
-	expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual([...amounts].sort((a, b) => a - b));
+	expect(transfers.map((transfer) => transfer.transferId)).toEqual([
+		...new Set(transfers.map((transfer) => transfer.transferId)),
+	]);
+	expect(transfers.map((transfer) => transfer.amount).sort((a, b) => a - b)).toEqual(
+		[...amounts].sort((a, b) => a - b),
+	);
 }
 
 /**
@@ -48,7 +56,14 @@ export function dashboardExport(sandbox: Sandbox): (transferId: unknown) => stri
 
 /** How many items have each status, e.g. { SUCCESS: 2, UNKNOWN: 1 }. */
 export const statusCount = (items: INodeExecutionData[]) =>
-	items.reduce<Record<string, number>>((counts, item) => ({ ...counts, [String(item.json.status)]: (counts[String(item.json.status)] ?? 0) + 1 }), {});
+	items.reduce<Record<string, number>>(
+		(counts, item) => ({
+			...counts,
+			[String(item.json.status)]: (counts[String(item.json.status)] ?? 0) + 1,
+		}),
+		{},
+	);
 
 /** Each item's status, in output order. */
-export const statuses = (items: Array<{ json: IDataObject }>) => items.map((item) => item.json.status);
+export const statuses = (items: Array<{ json: IDataObject }>) =>
+	items.map((item) => item.json.status);

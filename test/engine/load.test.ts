@@ -18,28 +18,51 @@ test('2,000 standard transfers at concurrency 8, with bad rows, refusals and dro
 		amount: index % 89 === 0 ? 0.5 : 1 + (index % 50),
 		transferId: `load_${index}`,
 	}));
-	service.sandbox.configure({ faults: [{ fault: 'drop-after', match: { transferId: 'load_500' } }, { fault: 'html-500', match: { transferId: 'load_501' } }] });
+	service.sandbox.configure({
+		faults: [
+			{ fault: 'drop-after', match: { transferId: 'load_500' } },
+			{ fault: 'html-500', match: { transferId: 'load_501' } },
+		],
+	});
 	const node = {
 		type: 'payoutsTransfer',
 		continueOnFail: true,
-		parameters: { operation: 'standardTransfer', beneId: '={{ $json.beneId }}', amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 8 } },
+		parameters: {
+			operation: 'standardTransfer',
+			beneId: '={{ $json.beneId }}',
+			amount: '={{ $json.amount }}',
+			transferId: '={{ $json.transferId }}',
+			transferMode: 'banktransfer',
+			additionalFields: {},
+			options: { concurrency: 8 },
+		},
 	};
 	const { items, error } = await runNode(node, rows, service.credentials());
 	expect(error).toBeUndefined();
 
 	expect(items).toHaveLength(count);
-	expect(items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(rows.map((_, index) => index));
+	expect(items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+		rows.map((_, index) => index),
+	);
 	const byStatus = (status: string) => items.filter((item) => item.json.status === status).length;
 	const invalid = rows.filter((row) => row.amount < 1).length;
 	expect(byStatus('UNKNOWN')).toBe(2);
-	expect(byStatus('ERROR')).toBe(invalid + rows.filter((row, index) => row.beneId === seed.unknownBeneId && row.amount >= 1 && index !== 500 && index !== 501).length);
+	expect(byStatus('ERROR')).toBe(
+		invalid +
+			rows.filter(
+				(row, index) =>
+					row.beneId === seed.unknownBeneId && row.amount >= 1 && index !== 500 && index !== 501,
+			).length,
+	);
 	expect(byStatus('SUCCESS') + byStatus('ERROR') + byStatus('UNKNOWN')).toBe(count);
 
 	// The dropped answer's transfer did happen (money moved once); the 5xx one did not.
 	const transfers = service.sandbox.state().transfers.map((transfer) => transfer.transferId);
 	expect(transfers).toHaveLength(byStatus('SUCCESS') + 1);
 	expect(transfers).toContain('load_500');
-	const sent = service.sandbox.requests().map((request) => (request.body as { transferId: string }).transferId);
+	const sent = service.sandbox
+		.requests()
+		.map((request) => (request.body as { transferId: string }).transferId);
 	expect(new Set(sent).size).toBe(sent.length);
 	expect(sent).toHaveLength(count - invalid);
 });

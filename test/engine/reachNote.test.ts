@@ -12,7 +12,12 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ROOM, ROOM_FOR_NEW } from '../../nodes/shared/record/journal';
 import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
-import { heldByRecord, recordSize, storeAtRest, writeIntoRecord } from '../../harness/processedData';
+import {
+	heldByRecord,
+	recordSize,
+	storeAtRest,
+	writeIntoRecord,
+} from '../../harness/processedData';
 import { seed, useSandbox } from '../../harness/sandbox';
 import { expectEachPaidOnce, statuses, transferRequests } from './ledger';
 
@@ -29,25 +34,55 @@ const thousands = (count: number) => count.toLocaleString('en-US');
 const nodes = {
 	internal: (options: IDataObject = {}, extra: IDataObject = {}) => ({
 		type: 'payoutsTransfer',
-		parameters: { operation: 'internalTransfer', amount: '={{ $json.amount }}', rechargeAccount: seed.rechargeAccounts.configured, topUpKey: '={{ $json.transferId }}', additionalFields: {}, options: { concurrency: 1, ...options } },
+		parameters: {
+			operation: 'internalTransfer',
+			amount: '={{ $json.amount }}',
+			rechargeAccount: seed.rechargeAccounts.configured,
+			topUpKey: '={{ $json.transferId }}',
+			additionalFields: {},
+			options: { concurrency: 1, ...options },
+		},
 		...extra,
 	}),
 	standard: (options: IDataObject = {}, extra: IDataObject = {}) => ({
 		type: 'payoutsTransfer',
-		parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: '={{ $json.amount }}', transferId: '={{ $json.transferId }}', transferMode: 'banktransfer', additionalFields: {}, options: { concurrency: 1, ...options } },
+		parameters: {
+			operation: 'standardTransfer',
+			beneId: seed.beneficiaries.verified,
+			amount: '={{ $json.amount }}',
+			transferId: '={{ $json.transferId }}',
+			transferMode: 'banktransfer',
+			additionalFields: {},
+			options: { concurrency: 1, ...options },
+		},
 		...extra,
 	}),
 	card: (options: IDataObject = {}, extra: IDataObject = {}) => ({
 		type: 'payoutsTransfer',
-		parameters: { operation: 'cardTransfer', token: seed.cards.success2, amount: '={{ String($json.amount) }}', transferId: '={{ $json.transferId }}', cardType: 'CREDIT', additionalFields: {}, options: { concurrency: 1, ...options } },
+		parameters: {
+			operation: 'cardTransfer',
+			token: seed.cards.success2,
+			amount: '={{ String($json.amount) }}',
+			transferId: '={{ $json.transferId }}',
+			cardType: 'CREDIT',
+			additionalFields: {},
+			options: { concurrency: 1, ...options },
+		},
 		...extra,
 	}),
 };
-const rows = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => ({ amount: 1 + index, transferId: `${prefix}_${index}` }));
+const rows = (count: number, prefix: string) =>
+	Array.from({ length: count }, (_, index) => ({
+		amount: 1 + index,
+		transferId: `${prefix}_${index}`,
+	}));
 
 /** Marks earlier runs left in the workflow's record, up to `size` in all: returns them. */
 async function fillRecordTo(size: number): Promise<string[]> {
-	const earlier = Array.from({ length: size - (await recordSize(workflowIdOfTest())) }, (_, index) => `earlier:${index}`);
+	const earlier = Array.from(
+		{ length: size - (await recordSize(workflowIdOfTest())) },
+		(_, index) => `earlier:${index}`,
+	);
 	await writeIntoRecord(workflowIdOfTest(), earlier);
 	expect(await recordSize(workflowIdOfTest())).toBe(size);
 	return earlier;
@@ -55,21 +90,35 @@ async function fillRecordTo(size: number): Promise<string[]> {
 
 test.each([
 	['internal', 'refuses new top-ups \\(nothing sent\\)'],
-	['standard', 'sends new transfers without recording them \\(a repeat then reads ALREADY_EXISTS\\)'],
-] as const)(`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(ROOM_FOR_NEW)}`, async (kind, what) => {
-	await fillRecordTo(NEARLY_FULL - 20);
-	const { items, error } = await runNode(nodes[kind](), rows(60, `near_${kind}`), service.credentials());
-	expect(error).toBeUndefined();
-	expect(items.every((item) => item.json.status === 'SUCCESS')).toBe(true);
-	const notes = items.map((item) => item.json.recordNote as string | undefined);
-	// Each row says what the record's size was when it was claimed: after the first note, forgets
-	// that land between claims can take a row back under the mark, and such a row says nothing.
-	expect(notes[0]).toBeUndefined();
-	expect(notes.at(-1)).toBeDefined();
-	for (const note of notes.filter((entry) => entry !== undefined)) {
-		expect(note).toMatch(new RegExp(`^The record of sent transfers holds 48,\\d{3} marks; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`));
-	}
-});
+	[
+		'standard',
+		'sends new transfers without recording them \\(a repeat then reads ALREADY_EXISTS\\)',
+	],
+] as const)(
+	`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(ROOM_FOR_NEW)}`,
+	async (kind, what) => {
+		await fillRecordTo(NEARLY_FULL - 20);
+		const { items, error } = await runNode(
+			nodes[kind](),
+			rows(60, `near_${kind}`),
+			service.credentials(),
+		);
+		expect(error).toBeUndefined();
+		expect(items.every((item) => item.json.status === 'SUCCESS')).toBe(true);
+		const notes = items.map((item) => item.json.recordNote as string | undefined);
+		// Each row says what the record's size was when it was claimed: after the first note, forgets
+		// that land between claims can take a row back under the mark, and such a row says nothing.
+		expect(notes[0]).toBeUndefined();
+		expect(notes.at(-1)).toBeDefined();
+		for (const note of notes.filter((entry) => entry !== undefined)) {
+			expect(note).toMatch(
+				new RegExp(
+					`^The record of sent transfers holds 48,\\d{3} marks; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`,
+				),
+			);
+		}
+	},
+);
 
 test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
 	// What earlier runs left: paid top-ups, a top-up in doubt, paid standard and card transfers.
@@ -89,42 +138,87 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 	restartN8n();
 	service.sandbox.clearRequests();
 
-	const [newTopUp1, newTopUp2] = rows(2, 'new_topup').map((row) => ({ ...row, amount: row.amount + 300 }));
-	const topUps = await runNode(nodes.internal({}, { continueOnFail: true }), [paidTopUps[0], newTopUp1, paidTopUps[1], inDoubt, newTopUp2, paidTopUps[2]], service.credentials());
-	expect(statuses(topUps.items)).toEqual(['ALREADY_SUBMITTED', 'ERROR', 'ALREADY_SUBMITTED', 'UNKNOWN', 'ERROR', 'ALREADY_SUBMITTED']);
-	for (const [item, index] of [[topUps.items[1], 1], [topUps.items[4], 4]] as const) {
-		expect(item.json).toMatchObject({ nextStep: 'fixRow', error: expect.stringMatching(new RegExp(`^Not sent: this workflow's record of sent top-ups is full \\(50,0\\d\\d marks\\) \\[item ${index}\\]$`)), hint: expect.stringMatching(/^Nothing was sent\. The node takes on no new top-up so that it never forgets one it paid\./) });
+	const [newTopUp1, newTopUp2] = rows(2, 'new_topup').map((row) => ({
+		...row,
+		amount: row.amount + 300,
+	}));
+	const topUps = await runNode(
+		nodes.internal({}, { continueOnFail: true }),
+		[paidTopUps[0], newTopUp1, paidTopUps[1], inDoubt, newTopUp2, paidTopUps[2]],
+		service.credentials(),
+	);
+	expect(statuses(topUps.items)).toEqual([
+		'ALREADY_SUBMITTED',
+		'ERROR',
+		'ALREADY_SUBMITTED',
+		'UNKNOWN',
+		'ERROR',
+		'ALREADY_SUBMITTED',
+	]);
+	for (const [item, index] of [
+		[topUps.items[1], 1],
+		[topUps.items[4], 4],
+	] as const) {
+		expect(item.json).toMatchObject({
+			nextStep: 'fixRow',
+			error: expect.stringMatching(
+				new RegExp(
+					`^Not sent: this workflow's record of sent top-ups is full \\(50,0\\d\\d marks\\) \\[item ${index}\\]$`,
+				),
+			),
+			hint: expect.stringMatching(
+				/^Nothing was sent\. The node takes on no new top-up so that it never forgets one it paid\./,
+			),
+		});
 	}
 	expect(transferRequests(service.sandbox)).toEqual([]);
 
 	const [newStandard] = rows(1, 'new_std').map((row) => ({ ...row, amount: 400 }));
-	const standard = await runNode(nodes.standard(), [paidStandard[0], newStandard, paidStandard[1]], service.credentials());
+	const standard = await runNode(
+		nodes.standard(),
+		[paidStandard[0], newStandard, paidStandard[1]],
+		service.credentials(),
+	);
 	expect(statuses(standard.items)).toEqual(['ALREADY_SUBMITTED', 'SUCCESS', 'ALREADY_SUBMITTED']);
 	const [newCard] = rows(1, 'new_card').map((row) => ({ ...row, amount: 500 }));
 	const card = await runNode(nodes.card(), [paidCard, newCard], service.credentials());
 	expect(statuses(card.items)).toEqual(['ALREADY_SUBMITTED', 'SUCCESS']);
-	for (const item of [standard.items[1], card.items[1]]) expect(item.json.recordNote).toMatch(/^The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS \(the service still refuses it\)\./);
+	for (const item of [standard.items[1], card.items[1]])
+		expect(item.json.recordNote).toMatch(
+			/^The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS \(the service still refuses it\)\./,
+		);
 	expect(transferRequests(service.sandbox)).toEqual([newStandard.transferId, newCard.transferId]);
 	// As the note says: a repeat of a transfer sent without a record reads ALREADY_EXISTS, and is not paid again.
-	const repeat = await runNode(nodes.standard({}, { continueOnFail: true }), [newStandard], service.credentials());
+	const repeat = await runNode(
+		nodes.standard({}, { continueOnFail: true }),
+		[newStandard],
+		service.credentials(),
+	);
 	expect(repeat.items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', nextStep: 'lookUp' });
 
 	// Nothing the record held was dropped: every mark earlier runs left is still there, and the row never passed its room.
 	await storeAtRest();
 	expect(await recordSize(workflowIdOfTest())).toBeLessThanOrEqual(ROOM);
 	expect(await heldByRecord(workflowIdOfTest(), earlier)).toHaveLength(earlier.length);
-	expectEachPaidOnce(service.sandbox, [...paidTopUps, inDoubt, ...paidStandard, paidCard, newStandard, newCard].map((row) => row.amount));
+	expectEachPaidOnce(
+		service.sandbox,
+		[...paidTopUps, inDoubt, ...paidStandard, paidCard, newStandard, newCard].map(
+			(row) => row.amount,
+		),
+	);
 });
 
 // The record is the workflow's, shared by every Payouts Transfer node of it: the note's advice is a
 // copy of the workflow (a new id, a record of its own), not of the node.
-test('the record-full note\'s advice, followed literally (a copy of the workflow), gives new transfers a record', async () => {
+test("the record-full note's advice, followed literally (a copy of the workflow), gives new transfers a record", async () => {
 	await fillRecordTo(ROOM_FOR_NEW);
 	const [sentUnrecorded, afterTheAdvice] = rows(2, 'advice');
 	const { items } = await runNode(nodes.standard(), [sentUnrecorded], service.credentials());
 	const advice = String(items[0].json.recordNote);
 	expect(advice).toMatch(/copy this workflow/);
-	const copy = await runNode(nodes.standard(), [afterTheAdvice], service.credentials(), { workflowId: `${workflowIdOfTest()}-copy` });
+	const copy = await runNode(nodes.standard(), [afterTheAdvice], service.credentials(), {
+		workflowId: `${workflowIdOfTest()}-copy`,
+	});
 	expect(copy.items[0].json).toMatchObject({ status: 'SUCCESS' });
 	expect(copy.items[0].json.recordNote).toBeUndefined();
 });

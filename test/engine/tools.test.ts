@@ -21,7 +21,15 @@ registerNodeType('payoutsBeneficiaryTool', new PayoutsBeneficiary());
 
 const transfer = (options: Record<string, unknown>) => ({
 	type: 'payoutsTransferTool',
-	parameters: { operation: 'standardTransfer', beneId: seed.beneficiaries.verified, amount: 100, transferId: 'agent_1', transferMode: 'banktransfer', additionalFields: {}, options },
+	parameters: {
+		operation: 'standardTransfer',
+		beneId: seed.beneficiaries.verified,
+		amount: 100,
+		transferId: 'agent_1',
+		transferMode: 'banktransfer',
+		additionalFields: {},
+		options,
+	},
 });
 
 test('the read nodes are tools, with descriptions that say what they return', () => {
@@ -38,15 +46,33 @@ test('an agent cannot move money unless the node allows it', async () => {
 	expect(service.sandbox.requests()).toEqual([]);
 });
 
-test('with the opt-in on, the agent\'s call goes through like any other', async () => {
-	const { items, error } = await runNode(transfer({ allowAgentUse: true }), [{}], service.credentials());
+test("with the opt-in on, the agent's call goes through like any other", async () => {
+	const { items, error } = await runNode(
+		transfer({ allowAgentUse: true }),
+		[{}],
+		service.credentials(),
+	);
 	expect(error).toBeUndefined();
 	expect(items[0].json).toMatchObject({ status: 'SUCCESS', transferId: 'agent_1' });
 });
 
 test('the token exchange needs the opt-in too; a read does not', async () => {
-	const token = await runNode({ type: 'payoutsOAuthTool', parameters: { operation: 'generateToken', authCode: seed.authCodes[5] } }, [{}], service.credentials());
+	const token = await runNode(
+		{
+			type: 'payoutsOAuthTool',
+			parameters: { operation: 'generateToken', authCode: seed.authCodes[5] },
+		},
+		[{}],
+		service.credentials(),
+	);
 	expect(token.error?.message).toContain('unless allowed');
-	const read = await runNode({ type: 'payoutsBeneficiaryTool', parameters: { operation: 'get', beneId: seed.beneficiaries.verified } }, [{}], service.credentials());
+	const read = await runNode(
+		{
+			type: 'payoutsBeneficiaryTool',
+			parameters: { operation: 'get', beneId: seed.beneficiaries.verified },
+		},
+		[{}],
+		service.credentials(),
+	);
 	expect(read.items[0].json.beneId).toBe(seed.beneficiaries.verified);
 });

@@ -17,25 +17,59 @@ import type { Sandbox } from '../../harness/sandbox';
 export const n8n = require('../../harness');
 
 export type Json = Record<string, unknown>;
-export type Rest = ((method: string, route: string, body?: unknown) => Promise<unknown>) & { url: string; cookie: () => string };
-export type Server = { url: string; cookie: string; logFile: string; child: { pid?: number }; stop: () => Promise<void> };
-export type Workflow = { id: string; name: string; nodes: Json[]; connections: Json; [key: string]: unknown };
-type RunData = { resultData: { error?: Json; lastNodeExecuted?: string; runData: Record<string, Array<{ error?: Json; data?: { main?: Array<Array<{ json: Json }> | null> } }>> } };
+export type Rest = ((method: string, route: string, body?: unknown) => Promise<unknown>) & {
+	url: string;
+	cookie: () => string;
+};
+export type Server = {
+	url: string;
+	cookie: string;
+	logFile: string;
+	child: { pid?: number };
+	stop: () => Promise<void>;
+};
+export type Workflow = {
+	id: string;
+	name: string;
+	nodes: Json[];
+	connections: Json;
+	[key: string]: unknown;
+};
+type RunData = {
+	resultData: {
+		error?: Json;
+		lastNodeExecuted?: string;
+		runData: Record<
+			string,
+			Array<{ error?: Json; data?: { main?: Array<Array<{ json: Json }> | null> } }>
+		>;
+	};
+};
 
 /** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: harness/workflows.js, EXAMPLE_IDS). */
 export function example(name: string): Workflow {
 	const file = `${name}.json`;
-	return { id: n8n.EXAMPLE_IDS[file], ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')) };
+	return {
+		id: n8n.EXAMPLE_IDS[file],
+		...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')),
+	};
 }
 
 /** Asks `probe` every `intervalMs` until it gives a value (not undefined/false), at most `seconds`; the error says what was awaited. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, seconds: number, intervalMs = 500): Promise<T> {
+export async function until<T>(
+	what: string,
+	probe: () => Promise<T | undefined | false> | T | undefined | false,
+	seconds: number,
+	intervalMs = 500,
+): Promise<T> {
 	return (await n8n.waitFor(what, probe, { timeoutSeconds: seconds, intervalMs })) as T;
 }
 
 /** The items a node output on `branch` (every run of the node, in order). */
 export function nodeOutput(data: RunData | undefined, node: string, branch = 0): Json[] {
-	return (data?.resultData.runData[node] ?? []).flatMap((task) => task.data?.main?.[branch] ?? []).map((item) => item.json);
+	return (data?.resultData.runData[node] ?? [])
+		.flatMap((task) => task.data?.main?.[branch] ?? [])
+		.map((item) => item.json);
 }
 
 /** One line: the execution's error, each node's output by status, and (with `ledger`) the sandbox's ledger. */
@@ -45,7 +79,9 @@ export function describeExecution(result: unknown, ledger?: Sandbox | Json[]): s
 
 /** A saved execution (`GET /rest/executions/<id>`), its run data read with n8n's own flatted. */
 export async function savedExecution(rest: Rest, id: string) {
-	const saved = (await rest('GET', `/executions/${id}`)) as { id: string; status: string; mode: string; data: string } | undefined;
+	const saved = (await rest('GET', `/executions/${id}`)) as
+		| { id: string; status: string; mode: string; data: string }
+		| undefined;
 	if (!saved) throw new Error(`n8n has no execution ${id}`);
 	const { resultData } = n8n.runDataOf(saved) as { resultData: RunData['resultData'] };
 	const data = { resultData } as RunData;
@@ -64,21 +100,39 @@ export type SavedExecution = Awaited<ReturnType<typeof savedExecution>>;
 const FINISHED = ['success', 'error', 'crashed', 'canceled'];
 
 /** Waits until n8n has finished execution `id` (at most `seconds`) and gives it. */
-export async function finishedExecution(rest: Rest, id: string, seconds = 120): Promise<SavedExecution> {
-	return await until(`execution ${id} to finish`, async () => {
-		const found = await savedExecution(rest, id).catch(() => undefined);
-		return found && FINISHED.includes(found.status) ? found : undefined;
-	}, seconds);
+export async function finishedExecution(
+	rest: Rest,
+	id: string,
+	seconds = 120,
+): Promise<SavedExecution> {
+	return await until(
+		`execution ${id} to finish`,
+		async () => {
+			const found = await savedExecution(rest, id).catch(() => undefined);
+			return found && FINISHED.includes(found.status) ? found : undefined;
+		},
+		seconds,
+	);
 }
 
 /**
  * Runs a saved workflow as the editor's "Execute workflow" does (in the server, from `trigger`,
  * by default its Manual Trigger) and waits until it has finished.
  */
-export async function runInServer(rest: Rest, workflowId: string, { trigger, seconds = 120 }: { trigger?: string; seconds?: number } = {}): Promise<SavedExecution> {
+export async function runInServer(
+	rest: Rest,
+	workflowId: string,
+	{ trigger, seconds = 120 }: { trigger?: string; seconds?: number } = {},
+): Promise<SavedExecution> {
 	const workflowData = (await rest('GET', `/workflows/${workflowId}`)) as Workflow;
-	const start = trigger ?? (workflowData.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')?.name as string);
-	const { executionId } = (await rest('POST', `/workflows/${workflowId}/run`, { workflowData, triggerToStartFrom: { name: start } })) as { executionId: string };
+	const start =
+		trigger ??
+		(workflowData.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')
+			?.name as string);
+	const { executionId } = (await rest('POST', `/workflows/${workflowId}/run`, {
+		workflowData,
+		triggerToStartFrom: { name: start },
+	})) as { executionId: string };
 	return await finishedExecution(rest, String(executionId), seconds);
 }
 
@@ -98,8 +152,14 @@ export async function runWithCli(id: string, env: Record<string, string>) {
  * Fails with the one-line description (error, output by status, ledger) unless the run ended as
  * expected: `{ status: 'success' }` for a saved execution, `{ code: 0 }` for a CLI run.
  */
-export function expectRun(run: { status?: string; code?: number; describe: (ledger?: Sandbox | Json[]) => string }, expected: { status?: string; code?: number }, ledger?: Sandbox | Json[]) {
-	const wrong = (expected.status !== undefined && run.status !== expected.status) || (expected.code !== undefined && run.code !== expected.code);
+export function expectRun(
+	run: { status?: string; code?: number; describe: (ledger?: Sandbox | Json[]) => string },
+	expected: { status?: string; code?: number },
+	ledger?: Sandbox | Json[],
+) {
+	const wrong =
+		(expected.status !== undefined && run.status !== expected.status) ||
+		(expected.code !== undefined && run.code !== expected.code);
 	if (wrong) throw new Error(`expected ${JSON.stringify(expected)}, got: ${run.describe(ledger)}`);
 }
 
@@ -123,8 +183,12 @@ function installFolderPackage(userFolder: string, { name, dir }: { name: string;
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.cpSync(dir, path.join(nodesDir, 'node_modules', name), { recursive: true });
 	const manifest = path.join(nodesDir, 'package.json');
-	const installed = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { dependencies: Record<string, string> };
-	installed.dependencies[name] = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+	const installed = JSON.parse(fs.readFileSync(manifest, 'utf8')) as {
+		dependencies: Record<string, string>;
+	};
+	installed.dependencies[name] = (
+		JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }
+	).version;
 	fs.writeFileSync(manifest, JSON.stringify(installed, null, 2));
 }
 
@@ -196,16 +260,25 @@ export async function suiteN8n({
 			return env;
 		};
 		// The CLI and the server share the database, each with a task-runner broker port of its own.
-		suite.env = withChanges(n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }));
+		suite.env = withChanges(
+			n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }),
+		);
 		await n8n.importCredential(userFolder, suite.env, sandbox, seed);
 		if (credentials.length) await n8n.importCredentials(userFolder, suite.env, credentials);
 		if (workflows.length) await n8n.importWorkflows(userFolder, suite.env, workflows);
 		for (const id of publish) await n8n.publishWorkflow(suite.env, id);
 		if (withServer) {
-			const serverEnv = withChanges(n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }));
+			const serverEnv = withChanges(
+				n8n.n8nEnv(userFolder, { port: await n8n.freePort(), brokerPort: await n8n.freePort() }),
+			);
 			const start = async () => {
-				suite.server = (await n8n.startServer(serverEnv, path.join(userFolder, 'n8n.log'))) as Server;
-				suite.rest = (await n8n.restClient(suite.server.url, { cookie: suite.server.cookie })) as Rest;
+				suite.server = (await n8n.startServer(
+					serverEnv,
+					path.join(userFolder, 'n8n.log'),
+				)) as Server;
+				suite.rest = (await n8n.restClient(suite.server.url, {
+					cookie: suite.server.cookie,
+				})) as Rest;
 				return suite.rest;
 			};
 			suite.restart = async () => {

@@ -18,7 +18,10 @@ function engineDir() {
 	const from = process.env.N8N_ENGINE_FROM;
 	if (!from) return undefined;
 	const modules = path.join(path.resolve(from), 'node_modules');
-	if (!fs.existsSync(path.join(modules, 'n8n-core'))) throw new Error(`N8N_ENGINE_FROM=${from} holds no node_modules/n8n-core: install that n8n first (npm run test:matrix installs each version)`);
+	if (!fs.existsSync(path.join(modules, 'n8n-core')))
+		throw new Error(
+			`N8N_ENGINE_FROM=${from} holds no node_modules/n8n-core: install that n8n first (npm run test:matrix installs each version)`,
+		);
 	return modules;
 }
 
@@ -27,7 +30,10 @@ function moduleNameMapper() {
 	const modules = engineDir();
 	if (!modules) return {};
 	// The bare names; what those packages require resolves from where they lie. A test's own deep import of n8n-core too.
-	return { ...Object.fromEntries(ENGINE.map((name) => [`^${name}$`, path.join(modules, name)])), '^n8n-core/dist/(.*)$': path.join(modules, 'n8n-core', 'dist', '$1') };
+	return {
+		...Object.fromEntries(ENGINE.map((name) => [`^${name}$`, path.join(modules, name)])),
+		'^n8n-core/dist/(.*)$': path.join(modules, 'n8n-core', 'dist', '$1'),
+	};
 }
 
 /** Node's own resolution of the engine's packages pointed at that n8n (the simulator's process). */
@@ -37,7 +43,13 @@ function redirect() {
 	const resolve = Module._resolveFilename;
 	Module._resolveFilename = function (request, parent, isMain, options) {
 		const engine = ENGINE.some((name) => request === name || request.startsWith(`${name}/`));
-		return resolve.call(this, request, parent, isMain, engine ? { ...options, paths: [modules] } : options);
+		return resolve.call(
+			this,
+			request,
+			parent,
+			isMain,
+			engine ? { ...options, paths: [modules] } : options,
+		);
 	};
 }
 

@@ -31,7 +31,10 @@ const ROOT = path.join(__dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The test files this run will execute: jest's own selection (path pattern, ignore patterns) over test/**\/*.test.ts. */
-function selectedTestFiles(globalConfig: { testPathPattern?: string }, projectConfig: { testPathIgnorePatterns?: string[] }): string[] {
+function selectedTestFiles(
+	globalConfig: { testPathPattern?: string },
+	projectConfig: { testPathIgnorePatterns?: string[] },
+): string[] {
 	const files: string[] = [];
 	const walk = (dir: string) => {
 		for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -41,9 +44,15 @@ function selectedTestFiles(globalConfig: { testPathPattern?: string }, projectCo
 		}
 	};
 	walk(path.join(ROOT, 'test'));
-	const pattern = globalConfig.testPathPattern ? new RegExp(globalConfig.testPathPattern, 'i') : undefined;
-	const ignored = (projectConfig.testPathIgnorePatterns ?? []).map((ignore) => new RegExp(ignore.replace('<rootDir>', ROOT)));
-	return files.filter((file) => (!pattern || pattern.test(file)) && !ignored.some((ignore) => ignore.test(file)));
+	const pattern = globalConfig.testPathPattern
+		? new RegExp(globalConfig.testPathPattern, 'i')
+		: undefined;
+	const ignored = (projectConfig.testPathIgnorePatterns ?? []).map(
+		(ignore) => new RegExp(ignore.replace('<rootDir>', ROOT)),
+	);
+	return files.filter(
+		(file) => (!pattern || pattern.test(file)) && !ignored.some((ignore) => ignore.test(file)),
+	);
 }
 
 function log(message: string) {
@@ -53,11 +62,20 @@ function log(message: string) {
 /** apt-get, without blocking this process (the background installs keep reading their output). */
 function aptGet(args: string[]): Promise<void> {
 	return new Promise((resolve, reject) => {
-		const child = spawn('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'pipe'] });
+		const child = spawn('apt-get', args, {
+			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
 		let stderr = '';
 		child.stderr.on('data', (chunk) => (stderr += chunk));
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`apt-get ${args.join(' ')} exited with code ${code}: ${stderr.slice(-1500)}`))));
+		child.on('close', (code) =>
+			code === 0
+				? resolve()
+				: reject(
+						new Error(`apt-get ${args.join(' ')} exited with code ${code}: ${stderr.slice(-1500)}`),
+					),
+		);
 	});
 }
 
@@ -66,7 +84,9 @@ async function installDebianPackages(packages: string[]) {
 	const root = typeof process.getuid === 'function' && process.getuid() === 0;
 	if (!packages.length || !root || !fs.existsSync('/usr/bin/apt-get')) return;
 	const started = Date.now();
-	log(`Installing ${packages.join(', ')} from Debian packages (apt-get) for the browser and queue-mode suites…`);
+	log(
+		`Installing ${packages.join(', ')} from Debian packages (apt-get) for the browser and queue-mode suites…`,
+	);
 	try {
 		await aptGet(['update']);
 		await aptGet(['install', '-y', '--no-install-recommends', ...packages]);
@@ -77,7 +97,10 @@ async function installDebianPackages(packages: string[]) {
 	}
 }
 
-export default async function globalSetup(globalConfig: { testPathPattern?: string }, projectConfig: { testPathIgnorePatterns?: string[] }) {
+export default async function globalSetup(
+	globalConfig: { testPathPattern?: string },
+	projectConfig: { testPathIgnorePatterns?: string[] },
+) {
 	const files = selectedTestFiles(globalConfig, projectConfig);
 	const source = (file: string) => fs.readFileSync(file, 'utf8');
 	// The suites that run real n8n: everything under test/e2e and test/browser.
@@ -93,7 +116,10 @@ export default async function globalSetup(globalConfig: { testPathPattern?: stri
 		});
 		background.push(entry);
 	};
-	if (!n8n.runtimeReady()) log(`n8n ${n8n.N8N_VERSION} is not installed yet: installing it in the background while the first suites run (about 3 to 9 minutes, once per machine).`);
+	if (!n8n.runtimeReady())
+		log(
+			`n8n ${n8n.N8N_VERSION} is not installed yet: installing it in the background while the first suites run (about 3 to 9 minutes, once per machine).`,
+		);
 	inBackground(`installing n8n ${n8n.N8N_VERSION}`, () => n8n.ensureRuntime());
 	inBackground('building and packing the package', async () => {
 		const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-prepack-'));
@@ -104,7 +130,9 @@ export default async function globalSetup(globalConfig: { testPathPattern?: stri
 		}
 	});
 	const missing: string[] = [];
-	if (files.some((file) => source(file).includes("'playwright-core'")) && !fs.existsSync(CHROMIUM)) missing.push('chromium');
-	if (files.some((file) => /scripts\/queue(\.js)?'/.test(source(file)))) missing.push(...queue.missingQueueTools());
+	if (files.some((file) => source(file).includes("'playwright-core'")) && !fs.existsSync(CHROMIUM))
+		missing.push('chromium');
+	if (files.some((file) => /scripts\/queue(\.js)?'/.test(source(file))))
+		missing.push(...queue.missingQueueTools());
 	await installDebianPackages(missing);
 }

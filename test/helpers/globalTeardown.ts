@@ -4,6 +4,8 @@
  * (the n8n install, the package's pack), so that nothing is left half-done and a failure is said.
  */
 export default async function globalTeardown() {
-	const { payoutsBackground } = globalThis as { payoutsBackground?: Array<{ promise: Promise<unknown> }> };
+	const { payoutsBackground } = globalThis as {
+		payoutsBackground?: Array<{ promise: Promise<unknown> }>;
+	};
 	for (const entry of payoutsBackground ?? []) await entry.promise;
 }

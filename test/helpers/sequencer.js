@@ -77,10 +77,18 @@ class PayoutsSequencer extends Sequencer {
 			return needsN8n(test.path) ? 60 : fs.statSync(test.path).size / 2000;
 		};
 		const relative = (test) => path.relative(ROOT, test.path).split(path.sep).join('/');
-		const longestFirst = (list) => withQueueModeApart([...list].sort((a, b) => seconds(b) - seconds(a)), seconds, relative);
+		const longestFirst = (list) =>
+			withQueueModeApart(
+				[...list].sort((a, b) => seconds(b) - seconds(a)),
+				seconds,
+				relative,
+			);
 		if (n8n.runtimeReady()) return longestFirst(tests);
 		const withN8n = tests.filter((test) => needsN8n(test.path));
-		return [...longestFirst(tests.filter((test) => !withN8n.includes(test))), ...longestFirst(withN8n)];
+		return [
+			...longestFirst(tests.filter((test) => !withN8n.includes(test))),
+			...longestFirst(withN8n),
+		];
 	}
 }
 

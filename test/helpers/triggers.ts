@@ -21,17 +21,48 @@ export interface TriggerRow {
 	subCode: string;
 	status: string;
 	message: string;
-	request: { method: string; path: string; query?: IDataObject; body?: IDataObject; token?: string | null; headers?: Record<string, string> };
+	request: {
+		method: string;
+		path: string;
+		query?: IDataObject;
+		body?: IDataObject;
+		token?: string | null;
+		headers?: Record<string, string>;
+	};
 }
 
-export const operationsByApi: Record<OperationName, { nodeType: string; operation: PayoutOperation }> = {
-	cardTransfer: { nodeType: 'payoutsTransfer', operation: cardTransfer as unknown as PayoutOperation },
-	standardTransfer: { nodeType: 'payoutsTransfer', operation: standardTransfer as unknown as PayoutOperation },
-	internalTransfer: { nodeType: 'payoutsTransfer', operation: internalTransfer as unknown as PayoutOperation },
-	getBeneficiary: { nodeType: 'payoutsBeneficiary', operation: getBeneficiary as unknown as PayoutOperation },
-	getIncidents: { nodeType: 'payoutsIncident', operation: getIncidents as unknown as PayoutOperation },
-	getPaylinkStatus: { nodeType: 'payoutsPaylink', operation: getPaylinkStatus as unknown as PayoutOperation },
-	generateToken: { nodeType: 'payoutsOAuth', operation: generateToken as unknown as PayoutOperation },
+export const operationsByApi: Record<
+	OperationName,
+	{ nodeType: string; operation: PayoutOperation }
+> = {
+	cardTransfer: {
+		nodeType: 'payoutsTransfer',
+		operation: cardTransfer as unknown as PayoutOperation,
+	},
+	standardTransfer: {
+		nodeType: 'payoutsTransfer',
+		operation: standardTransfer as unknown as PayoutOperation,
+	},
+	internalTransfer: {
+		nodeType: 'payoutsTransfer',
+		operation: internalTransfer as unknown as PayoutOperation,
+	},
+	getBeneficiary: {
+		nodeType: 'payoutsBeneficiary',
+		operation: getBeneficiary as unknown as PayoutOperation,
+	},
+	getIncidents: {
+		nodeType: 'payoutsIncident',
+		operation: getIncidents as unknown as PayoutOperation,
+	},
+	getPaylinkStatus: {
+		nodeType: 'payoutsPaylink',
+		operation: getPaylinkStatus as unknown as PayoutOperation,
+	},
+	generateToken: {
+		nodeType: 'payoutsOAuth',
+		operation: generateToken as unknown as PayoutOperation,
+	},
 };
 
 /** The API's fields of a request, by the names the node's parameters use. */
@@ -55,7 +86,11 @@ export function nodeFor(row: TriggerRow): { type: string; parameters: INodeParam
 	const parameters: INodeParameters = { operation: operation.value };
 	const additionalFields: INodeParameters = {};
 	const optional = new Set(
-		operation.properties.filter((property) => property.name === 'additionalFields').flatMap((property) => (property.options ?? []).map((option) => (option as { name: string }).name)),
+		operation.properties
+			.filter((property) => property.name === 'additionalFields')
+			.flatMap((property) =>
+				(property.options ?? []).map((option) => (option as { name: string }).name),
+			),
 	);
 	for (const [name, value] of Object.entries(apiFields(row))) {
 		// An empty value reaches a node from data (n8n refuses to run a literally empty required field).
@@ -65,7 +100,12 @@ export function nodeFor(row: TriggerRow): { type: string; parameters: INodeParam
 	}
 	// A field the request leaves out is empty in n8n, where the node applies the service's default.
 	for (const property of operation.properties) {
-		if (property.name !== 'additionalFields' && property.type !== 'notice' && !(property.name in parameters)) parameters[property.name] = '={{ "" }}';
+		if (
+			property.name !== 'additionalFields' &&
+			property.type !== 'notice' &&
+			!(property.name in parameters)
+		)
+			parameters[property.name] = '={{ "" }}';
 	}
 	parameters.additionalFields = additionalFields;
 	return { type: nodeType, parameters };

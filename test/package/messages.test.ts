@@ -23,12 +23,17 @@ function documentedIn(text: string): string[] {
 
 /** The code's texts that no documented message reads, as "file:line: text". */
 function undocumented(found: Found[], documented: string[]): string[] {
-	return found.filter(({ text }) => !documented.some((entry) => documents(entry, text))).map(({ file, line, text }) => `${file}:${line}: ${text}`);
+	return found
+		.filter(({ text }) => !documented.some((entry) => documents(entry, text)))
+		.map(({ file, line, text }) => `${file}:${line}: ${text}`);
 }
 
 /** The documented messages that read no text of the code. */
 function stale(found: Found[], documented: string[]): string[] {
-	return documented.filter((entry) => !found.some(({ text }) => documents(entry, text) && piecesOf(text).join('').length >= 8));
+	return documented.filter(
+		(entry) =>
+			!found.some(({ text }) => documents(entry, text) && piecesOf(text).join('').length >= 8),
+	);
 }
 
 const found = messagesIn();
@@ -61,15 +66,29 @@ test('every message docs/errors.md documents is one the code writes (no stale ro
 test('the check fails for a new message without its row, and for a row of a message that is gone', () => {
 	const source = [
 		"const HINT = 'unused';",
-		"throw new NodeOperationError(node, `The payout window for ${name} is closed`, { description: HINT });",
+		'throw new NodeOperationError(node, `The payout window for ${name} is closed`, { description: HINT });',
 		"const failure = { message: cond ? 'Refused by the bank holiday rule' : `Kept for ${days} days`, hint: HINT };",
 		"const checked = issue('must be a weekday');",
-		"throw new Error(`the store refused ${count} writes`);",
+		'throw new Error(`the store refused ${count} writes`);',
 	].join('\n');
 	const fake = messagesIn(['nodes/x.ts'], () => source);
-	expect(fake.map(({ text }) => text)).toEqual(['The payout window for … is closed', 'Refused by the bank holiday rule', 'Kept for … days', 'must be a weekday', 'the store refused … writes']);
-	expect(undocumented(fake, ['The payout window for … is closed', "'…' must be a weekday (given: …) [item …]", 'the store refused … writes'])).toEqual(['nodes/x.ts:3: Refused by the bank holiday rule', 'nodes/x.ts:3: Kept for … days']);
-	expect(stale(fake, ['The payout window for … is closed', 'A message nobody writes'])).toEqual(['A message nobody writes']);
+	expect(fake.map(({ text }) => text)).toEqual([
+		'The payout window for … is closed',
+		'Refused by the bank holiday rule',
+		'Kept for … days',
+		'must be a weekday',
+		'the store refused … writes',
+	]);
+	expect(
+		undocumented(fake, [
+			'The payout window for … is closed',
+			"'…' must be a weekday (given: …) [item …]",
+			'the store refused … writes',
+		]),
+	).toEqual(['nodes/x.ts:3: Refused by the bank holiday rule', 'nodes/x.ts:3: Kept for … days']);
+	expect(stale(fake, ['The payout window for … is closed', 'A message nobody writes'])).toEqual([
+		'A message nobody writes',
+	]);
 	// A page without the section documents nothing.
 	expect(documentedIn('# Errors\n\n| `The payout window for … is closed` | x |\n')).toEqual([]);
 });

@@ -21,7 +21,16 @@ import ts from 'typescript';
 export const ROOT = path.join(__dirname, '..', '..');
 
 /** Properties whose value is a text the user reads as a message. */
-export const MESSAGE_PROPERTIES = ['message', 'problem', 'rule', 'issue', 'warning', 'unchecked', 'failed', 'whenUnclear'];
+export const MESSAGE_PROPERTIES = [
+	'message',
+	'problem',
+	'rule',
+	'issue',
+	'warning',
+	'unchecked',
+	'failed',
+	'whenUnclear',
+];
 /** Calls whose argument at this position is a message (or a field rule). */
 export const MESSAGE_CALLS: Record<string, number> = { issue: 0, fail: 1, invalid: 1 };
 /** Error classes whose argument at this position is the message. */
@@ -46,21 +55,40 @@ function sources(folder: string): string[] {
 const HOLE = '…';
 
 /** The skeletons an expression can make: one per branch; a value passed on is a hole (a constant of the same file is its text). */
-function skeletons(node: ts.Expression, constants: Map<string, ts.Expression> = new Map()): string[] {
+function skeletons(
+	node: ts.Expression,
+	constants: Map<string, ts.Expression> = new Map(),
+): string[] {
 	const skeletons_ = (inner: ts.Expression) => skeletons(inner, constants);
-	if (ts.isIdentifier(node) && constants.has(node.text)) return skeletons_(constants.get(node.text) as ts.Expression);
+	if (ts.isIdentifier(node) && constants.has(node.text))
+		return skeletons_(constants.get(node.text) as ts.Expression);
 	if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
 	// Whatever goes into `${...}` changes: a hole.
-	if (ts.isTemplateExpression(node)) return [node.head.text + node.templateSpans.map((span) => `${HOLE}${span.literal.text}`).join('')];
-	if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return skeletons_(node.expression);
-	if (ts.isConditionalExpression(node)) return [...skeletons_(node.whenTrue), ...skeletons_(node.whenFalse)];
+	if (ts.isTemplateExpression(node))
+		return [
+			node.head.text + node.templateSpans.map((span) => `${HOLE}${span.literal.text}`).join(''),
+		];
+	if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node))
+		return skeletons_(node.expression);
+	if (ts.isConditionalExpression(node))
+		return [...skeletons_(node.whenTrue), ...skeletons_(node.whenFalse)];
 	if (ts.isBinaryExpression(node)) {
 		const operator = node.operatorToken.kind;
-		if (operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.BarBarToken) return [...skeletons_(node.left), ...skeletons_(node.right)];
-		if (operator === ts.SyntaxKind.PlusToken) return skeletons_(node.left).flatMap((left) => skeletons_(node.right).map((right) => `${left}${right}`));
+		if (operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.BarBarToken)
+			return [...skeletons_(node.left), ...skeletons_(node.right)];
+		if (operator === ts.SyntaxKind.PlusToken)
+			return skeletons_(node.left).flatMap((left) =>
+				skeletons_(node.right).map((right) => `${left}${right}`),
+			);
 	}
 	// redact(text) and the like: the text is the argument's.
-	if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^redact/.test(node.expression.text) && node.arguments[0]) return skeletons_(node.arguments[0]);
+	if (
+		ts.isCallExpression(node) &&
+		ts.isIdentifier(node.expression) &&
+		/^redact/.test(node.expression.text) &&
+		node.arguments[0]
+	)
+		return skeletons_(node.arguments[0]);
 	return [HOLE];
 }
 
@@ -68,14 +96,24 @@ function skeletons(node: ts.Expression, constants: Map<string, ts.Expression> = 
 const hasWords = (text: string) => /[A-Za-z]{2}/.test(text.split(HOLE).join(''));
 
 /** Every message text of the given files (default: nodes/ and credentials/). */
-export function messagesIn(files = [...sources(path.join(ROOT, 'nodes')), ...sources(path.join(ROOT, 'credentials'))], read = (file: string) => readFileSync(file, 'utf8')): Found[] {
+export function messagesIn(
+	files = [...sources(path.join(ROOT, 'nodes')), ...sources(path.join(ROOT, 'credentials'))],
+	read = (file: string) => readFileSync(file, 'utf8'),
+): Found[] {
 	const found: Found[] = [];
 	for (const file of files) {
 		const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
 		// The file's constants of text (`const UNCLEAR = '...'`): a message passed by name is its text.
 		const constants = new Map<string, ts.Expression>();
 		const collect = (node: ts.Node) => {
-			if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isStringLiteral(node.initializer) || ts.isNoSubstitutionTemplateLiteral(node.initializer) || ts.isTemplateExpression(node.initializer))) {
+			if (
+				ts.isVariableDeclaration(node) &&
+				ts.isIdentifier(node.name) &&
+				node.initializer &&
+				(ts.isStringLiteral(node.initializer) ||
+					ts.isNoSubstitutionTemplateLiteral(node.initializer) ||
+					ts.isTemplateExpression(node.initializer))
+			) {
 				constants.set(node.name.text, node.initializer);
 			}
 			ts.forEachChild(node, collect);
@@ -84,12 +122,33 @@ export function messagesIn(files = [...sources(path.join(ROOT, 'nodes')), ...sou
 		const add = (expression: ts.Expression | undefined) => {
 			if (!expression || ts.isRegularExpressionLiteral(expression)) return;
 			const line = source.getLineAndCharacterOfPosition(expression.getStart()).line + 1;
-			for (const text of skeletons(expression, constants)) if (hasWords(text)) found.push({ file: path.relative(ROOT, file).split(path.sep).join('/'), line, text: text.replace(/\s+/g, ' ').trim() });
+			for (const text of skeletons(expression, constants))
+				if (hasWords(text))
+					found.push({
+						file: path.relative(ROOT, file).split(path.sep).join('/'),
+						line,
+						text: text.replace(/\s+/g, ' ').trim(),
+					});
 		};
 		const visit = (node: ts.Node) => {
-			if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text in ERROR_CLASSES) add(node.arguments?.[ERROR_CLASSES[node.expression.text]]);
-			if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && MESSAGE_PROPERTIES.includes(node.name.text)) add(node.initializer);
-			if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text in MESSAGE_CALLS) add(node.arguments[MESSAGE_CALLS[node.expression.text]]);
+			if (
+				ts.isNewExpression(node) &&
+				ts.isIdentifier(node.expression) &&
+				node.expression.text in ERROR_CLASSES
+			)
+				add(node.arguments?.[ERROR_CLASSES[node.expression.text]]);
+			if (
+				ts.isPropertyAssignment(node) &&
+				(ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+				MESSAGE_PROPERTIES.includes(node.name.text)
+			)
+				add(node.initializer);
+			if (
+				ts.isCallExpression(node) &&
+				ts.isIdentifier(node.expression) &&
+				node.expression.text in MESSAGE_CALLS
+			)
+				add(node.arguments[MESSAGE_CALLS[node.expression.text]]);
 			ts.forEachChild(node, visit);
 		};
 		visit(source);
@@ -98,7 +157,11 @@ export function messagesIn(files = [...sources(path.join(ROOT, 'nodes')), ...sou
 }
 
 /** The literal pieces of a skeleton that carry words, in order. */
-export const piecesOf = (text: string) => text.split(HOLE).map((piece) => piece.trim()).filter((piece) => /[A-Za-z]/.test(piece));
+export const piecesOf = (text: string) =>
+	text
+		.split(HOLE)
+		.map((piece) => piece.trim())
+		.filter((piece) => /[A-Za-z]/.test(piece));
 
 /** Whether a documented message (its own `…` where values go) reads as the code's skeleton: the code's pieces appear in it, in order. */
 export function documents(documented: string, text: string): boolean {

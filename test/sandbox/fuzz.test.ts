@@ -20,9 +20,40 @@ const field = fc.oneof(
 	fc.string({ maxLength: 45 }),
 	fc.double({ noNaN: false }),
 	fc.integer({ min: -10, max: 200000 }),
-	fc.constantFrom('', null, true, [], {}, '100.00', '1', 150, 0.5, 100.255, 1e21, 1e300, -0, seed.existingTransferId),
-	fc.constantFrom(...Object.values(seed.cards), ...Object.values(seed.beneficiaries), ...Object.values(seed.rechargeAccounts)),
-	fc.constantFrom('banktransfer', 'neft', 'imps', 'rtgs', 'upi', 'walletA', 'walletB', 'NETWORK_A', 'NETWORK_B', 'DEBIT', 'CREDIT'),
+	fc.constantFrom(
+		'',
+		null,
+		true,
+		[],
+		{},
+		'100.00',
+		'1',
+		150,
+		0.5,
+		100.255,
+		1e21,
+		1e300,
+		-0,
+		seed.existingTransferId,
+	),
+	fc.constantFrom(
+		...Object.values(seed.cards),
+		...Object.values(seed.beneficiaries),
+		...Object.values(seed.rechargeAccounts),
+	),
+	fc.constantFrom(
+		'banktransfer',
+		'neft',
+		'imps',
+		'rtgs',
+		'upi',
+		'walletA',
+		'walletB',
+		'NETWORK_A',
+		'NETWORK_B',
+		'DEBIT',
+		'CREDIT',
+	),
 );
 const body = fc.record(
 	{
@@ -47,11 +78,20 @@ test('random bodies: always an envelope, and money moved equals the transfers re
 		fc.asyncProperty(fc.constantFrom(...paths), body, async (path, payload) => {
 			const response = await fetch(`${sandbox.baseUrl}${path}`, {
 				method: 'POST',
-				headers: { authorization: `Bearer ${seed.credentials.accessToken}`, 'content-type': 'application/json' },
+				headers: {
+					authorization: `Bearer ${seed.credentials.accessToken}`,
+					'content-type': 'application/json',
+				},
 				body: JSON.stringify(payload),
 			});
 			const answer = JSON.parse(await response.text());
-			expect(answer).toEqual(expect.objectContaining({ status: expect.stringMatching(/^(SUCCESS|PENDING|ERROR)$/), subCode: expect.stringMatching(/^\d{3}$/), message: expect.any(String) }));
+			expect(answer).toEqual(
+				expect.objectContaining({
+					status: expect.stringMatching(/^(SUCCESS|PENDING|ERROR)$/),
+					subCode: expect.stringMatching(/^\d{3}$/),
+					message: expect.any(String),
+				}),
+			);
 			expect(response.status).toBe(Number(answer.subCode));
 		}),
 		{ numRuns: 300 },

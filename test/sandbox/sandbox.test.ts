@@ -11,12 +11,26 @@ import type { Sandbox } from '../../harness/sandbox';
 
 type Trigger = (typeof triggers)[number];
 
-async function send(sandbox: Sandbox, request: Trigger['request'], extraHeaders: Record<string, string> = {}) {
+async function send(
+	sandbox: Sandbox,
+	request: Trigger['request'],
+	extraHeaders: Record<string, string> = {},
+) {
 	const url = new URL(request.path, sandbox.baseUrl);
-	for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, String(value));
-	const headers: Record<string, string> = { 'content-type': 'application/json', ...request.headers, ...extraHeaders };
-	if (request.token !== null && !request.path.startsWith('/verification')) headers.authorization = `Bearer ${request.token ?? seed.credentials.accessToken}`;
-	const response = await fetch(url, { method: request.method, headers, body: request.body ? JSON.stringify(request.body) : undefined });
+	for (const [key, value] of Object.entries(request.query ?? {}))
+		url.searchParams.set(key, String(value));
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		...request.headers,
+		...extraHeaders,
+	};
+	if (request.token !== null && !request.path.startsWith('/verification'))
+		headers.authorization = `Bearer ${request.token ?? seed.credentials.accessToken}`;
+	const response = await fetch(url, {
+		method: request.method,
+		headers,
+		body: request.body ? JSON.stringify(request.body) : undefined,
+	});
 	const text = await response.text();
 	let body: Record<string, unknown> | undefined;
 	try {
@@ -24,7 +38,12 @@ async function send(sandbox: Sandbox, request: Trigger['request'], extraHeaders:
 	} catch {
 		body = undefined;
 	}
-	return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, body };
+	return {
+		status: response.status,
+		contentType: response.headers.get('content-type') ?? '',
+		text,
+		body,
+	};
 }
 
 describe('the service', () => {
@@ -35,40 +54,82 @@ describe('the service', () => {
 	afterAll(() => sandbox.close());
 	beforeEach(() => sandbox.reset());
 
-	const transfer = (transferId: string, amount = 150) => ({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.verified, amount, transferId } });
+	const transfer = (transferId: string, amount = 150) => ({
+		method: 'POST',
+		path: '/payout/v1.2/requestTransfer',
+		body: { beneId: seed.beneficiaries.verified, amount, transferId },
+	});
 
 	test('a transfer moves the balance once; the same transferId again moves nothing', async () => {
 		const before = sandbox.state().balances.main;
 		expect((await send(sandbox, transfer('once_only_1'))).body?.status).toBe('SUCCESS');
-		expect((await send(sandbox, transfer('once_only_1'))).body?.message).toBe('Transfer Id already exists');
+		expect((await send(sandbox, transfer('once_only_1'))).body?.message).toBe(
+			'Transfer Id already exists',
+		);
 		expect(sandbox.state().balances.main).toBeCloseTo(before - 150, 2);
 		expect(sandbox.state().transfers).toHaveLength(1);
 	});
 
 	test("a card transfer's 200 is declared text/plain; its data has the document's fields", async () => {
-		const answer = await send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success1, amount: '12.50', transferId: 'card_ct_1', cardType: 'CREDIT' } });
+		const answer = await send(sandbox, {
+			method: 'POST',
+			path: '/payout/v1/cardpay',
+			body: {
+				token: seed.cards.success1,
+				amount: '12.50',
+				transferId: 'card_ct_1',
+				cardType: 'CREDIT',
+			},
+		});
 		expect(answer.contentType).toMatch(/^text\/plain/);
-		expect(answer.body?.data).toEqual({ referenceId: expect.any(String), utr: expect.any(String), acknowledged: 1 });
+		expect(answer.body?.data).toEqual({
+			referenceId: expect.any(String),
+			utr: expect.any(String),
+			acknowledged: 1,
+		});
 	});
 
 	test('defaults: cardType CREDIT, transferMode banktransfer, incidents UNRESOLVED of today', async () => {
-		await send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success2, amount: '5', transferId: 'card_default_1', cardType: '' } });
+		await send(sandbox, {
+			method: 'POST',
+			path: '/payout/v1/cardpay',
+			body: { token: seed.cards.success2, amount: '5', transferId: 'card_default_1', cardType: '' },
+		});
 		await send(sandbox, transfer('std_default_1'));
-		expect(sandbox.state().transfers.map((record) => record.cardType ?? record.transferMode)).toEqual(['CREDIT', 'banktransfer']);
+		expect(
+			sandbox.state().transfers.map((record) => record.cardType ?? record.transferMode),
+		).toEqual(['CREDIT', 'banktransfer']);
 		const listed = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents' });
-		const incidents = (listed.body?.data as { incidents: Array<{ isResolved: boolean; createdAt: string }> }).incidents;
+		const incidents = (
+			listed.body?.data as { incidents: Array<{ isResolved: boolean; createdAt: string }> }
+		).incidents;
 		expect(incidents.length).toBeGreaterThan(0);
 		const today = new Date().toISOString().slice(0, 10);
-		expect(incidents.every((incident) => !incident.isResolved && incident.createdAt.startsWith(today))).toBe(true);
+		expect(
+			incidents.every((incident) => !incident.isResolved && incident.createdAt.startsWith(today)),
+		).toBe(true);
 	});
 
 	test('incidents: the paylink and incident query parameters, a 7-day window within 90 days', async () => {
 		const day = (days: number) => new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
-		const week = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'ALL', startTime: `${day(6)} 00:00:00`, endTime: `${day(0)} 23:59:59`, entityCode: 'HDFC' } });
+		const week = await send(sandbox, {
+			method: 'GET',
+			path: '/payout/v1/incidents',
+			query: {
+				status: 'ALL',
+				startTime: `${day(6)} 00:00:00`,
+				endTime: `${day(0)} 23:59:59`,
+				entityCode: 'HDFC',
+			},
+		});
 		const incidents = (week.body?.data as { incidents: Array<{ entityCode: string }> }).incidents;
 		expect(incidents.length).toBeGreaterThan(0);
 		expect(incidents.every((incident) => incident.entityCode === 'HDFC')).toBe(true);
-		const old = await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { startTime: `${day(91)} 00:00:00`, endTime: `${day(88)} 00:00:00` } });
+		const old = await send(sandbox, {
+			method: 'GET',
+			path: '/payout/v1/incidents',
+			query: { startTime: `${day(91)} 00:00:00`, endTime: `${day(88)} 00:00:00` },
+		});
 		expect(old.body?.subCode).toBe('422');
 	});
 
@@ -79,20 +140,56 @@ describe('the service', () => {
 	});
 
 	test('authentication: no header 412, a header without Bearer 412, an unknown token 403, on every payout path', async () => {
-		const paths = ['/payout/v1/cardpay', '/payout/v1.2/requestTransfer', '/payout/v1/internalTransfer'];
+		const paths = [
+			'/payout/v1/cardpay',
+			'/payout/v1.2/requestTransfer',
+			'/payout/v1/internalTransfer',
+		];
 		for (const path of paths) {
-			expect((await send(sandbox, { method: 'POST', path, body: {}, token: null })).body).toMatchObject({ status: 'ERROR', subCode: '412' });
-			expect((await send(sandbox, { method: 'POST', path, body: {}, token: null }, { authorization: seed.credentials.accessToken })).body?.subCode).toBe('412');
-			expect((await send(sandbox, { method: 'POST', path, body: {}, token: 'no-such-token' })).body).toMatchObject({ subCode: '403', message: 'Token is not valid' });
+			expect(
+				(await send(sandbox, { method: 'POST', path, body: {}, token: null })).body,
+			).toMatchObject({ status: 'ERROR', subCode: '412' });
+			expect(
+				(
+					await send(
+						sandbox,
+						{ method: 'POST', path, body: {}, token: null },
+						{ authorization: seed.credentials.accessToken },
+					)
+				).body?.subCode,
+			).toBe('412');
+			expect(
+				(await send(sandbox, { method: 'POST', path, body: {}, token: 'no-such-token' })).body,
+			).toMatchObject({ subCode: '403', message: 'Token is not valid' });
 		}
-		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getPaylinkStatus`, query: { paylinkId: seed.paylinks.active }, token: null })).status).toBe(412);
+		expect(
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: `/payout/v1/getPaylinkStatus`,
+					query: { paylinkId: seed.paylinks.active },
+					token: null,
+				})
+			).status,
+		).toBe(412);
 		// The token endpoint does not use the bearer token.
 		const tokenRow = triggers.find((row) => row.id === 'token-200')!.request;
 		expect((await send(sandbox, { ...tokenRow, token: 'whatever' })).status).toBe(200);
 	});
 
-	test('field rules the document states without an error row answer 422 with the sandbox\'s own message', async () => {
-		const card = (body: Record<string, unknown>) => send(sandbox, { method: 'POST', path: '/payout/v1/cardpay', body: { token: seed.cards.success1, amount: '10.00', transferId: 'card_rule_1', cardType: 'DEBIT', ...body } });
+	test("field rules the document states without an error row answer 422 with the sandbox's own message", async () => {
+		const card = (body: Record<string, unknown>) =>
+			send(sandbox, {
+				method: 'POST',
+				path: '/payout/v1/cardpay',
+				body: {
+					token: seed.cards.success1,
+					amount: '10.00',
+					transferId: 'card_rule_1',
+					cardType: 'DEBIT',
+					...body,
+				},
+			});
 		const cases: Array<[string, Record<string, unknown>]> = [
 			['remarks', { remarks: 'x'.repeat(71) }],
 			['remarks', { remarks: 'no-hyphens!' }],
@@ -105,40 +202,113 @@ describe('the service', () => {
 		];
 		for (const [field, body] of cases) {
 			const answer = await card(body);
-			expect({ field, body: answer.body }).toMatchObject({ field, body: { status: 'ERROR', subCode: '422', message: expect.stringContaining(`${field} is invalid`) } });
+			expect({ field, body: answer.body }).toMatchObject({
+				field,
+				body: {
+					status: 'ERROR',
+					subCode: '422',
+					message: expect.stringContaining(`${field} is invalid`),
+				},
+			});
 		}
 		// Accepted edge values: 70 characters of remarks, 600 of cryptogram, YYYY-MM with NETWORK_B, 3-character PAN sequence.
-		const edge = await card({ remarks: 'a'.repeat(70), networkType: 'NETWORK_B', cryptogram: 'c'.repeat(600), tokenExpiry: '2030-12', tokenPANSequenceNumber: 'A01', transferId: 'a'.repeat(40) });
+		const edge = await card({
+			remarks: 'a'.repeat(70),
+			networkType: 'NETWORK_B',
+			cryptogram: 'c'.repeat(600),
+			tokenExpiry: '2030-12',
+			tokenPANSequenceNumber: 'A01',
+			transferId: 'a'.repeat(40),
+		});
 		expect(edge.body?.status).toBe('SUCCESS');
 		// Standard and internal amounts are JSON numbers: a numeric string is refused.
-		expect((await send(sandbox, transfer('std_string_amount', '150' as unknown as number))).body).toMatchObject({ subCode: '422' });
-		expect((await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.verified, amount: 150, transferId: 'std_mode_1', transferMode: 'swift' } })).body?.message).toMatch(/transferMode is invalid/);
+		expect(
+			(await send(sandbox, transfer('std_string_amount', '150' as unknown as number))).body,
+		).toMatchObject({ subCode: '422' });
+		expect(
+			(
+				await send(sandbox, {
+					method: 'POST',
+					path: '/payout/v1.2/requestTransfer',
+					body: {
+						beneId: seed.beneficiaries.verified,
+						amount: 150,
+						transferId: 'std_mode_1',
+						transferMode: 'swift',
+					},
+				})
+			).body?.message,
+		).toMatch(/transferMode is invalid/);
 		expect(sandbox.state().count).toBe(1);
 	});
 
 	test('internal transfer: generates a transferId when absent; the recharge account is credited once', async () => {
-		const answer = await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount: 25, rechargeAccount: seed.rechargeAccounts.configured } });
-		expect(answer.body).toMatchObject({ status: 'SUCCESS', subCode: '200', data: { transferId: expect.any(String) } });
+		const answer = await send(sandbox, {
+			method: 'POST',
+			path: '/payout/v1/internalTransfer',
+			body: { amount: 25, rechargeAccount: seed.rechargeAccounts.configured },
+		});
+		expect(answer.body).toMatchObject({
+			status: 'SUCCESS',
+			subCode: '200',
+			data: { transferId: expect.any(String) },
+		});
 		expect(answer.body?.message).toMatch(/Internal Fund Transfer/);
 		expect(sandbox.state().rechargeBalances[seed.rechargeAccounts.configured]).toBe(25);
-		expect((await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount: 0.5, rechargeAccount: seed.rechargeAccounts.configured } })).body?.subCode).toBe('422');
+		expect(
+			(
+				await send(sandbox, {
+					method: 'POST',
+					path: '/payout/v1/internalTransfer',
+					body: { amount: 0.5, rechargeAccount: seed.rechargeAccounts.configured },
+				})
+			).body?.subCode,
+		).toBe('422');
 		// Numbers JSON writes in exponent form are not plain decimals: refused, nothing moves.
 		for (const amount of [1e21, 1e300]) {
-			expect((await send(sandbox, { method: 'POST', path: '/payout/v1/internalTransfer', body: { amount, rechargeAccount: seed.rechargeAccounts.configured } })).body?.subCode).toBe('422');
+			expect(
+				(
+					await send(sandbox, {
+						method: 'POST',
+						path: '/payout/v1/internalTransfer',
+						body: { amount, rechargeAccount: seed.rechargeAccounts.configured },
+					})
+				).body?.subCode,
+			).toBe('422');
 		}
 		expect(sandbox.state().balances.main).toBe(10000000 - 25);
 	});
 
 	test('the incident window: exactly 7 days passes, 7 days and 1 second does not, start after end, format', async () => {
 		const day = (days: number) => new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
-		const list = (query: Record<string, string>) => send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query });
-		expect((await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:00` })).body?.subCode).toBe('200');
-		expect((await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:01` })).body?.message).toMatch(/^Maximum time difference/);
-		expect((await list({ startTime: `${day(1)} 00:00:01`, endTime: `${day(1)} 00:00:00` })).body?.message).toMatch(/^startTime should be less than/);
-		expect((await list({ startTime: `${day(1)}T00:00:00` })).body?.message).toMatch(/^startTime should be of the format/);
+		const list = (query: Record<string, string>) =>
+			send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query });
+		expect(
+			(await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:00` })).body
+				?.subCode,
+		).toBe('200');
+		expect(
+			(await list({ startTime: `${day(8)} 00:00:00`, endTime: `${day(1)} 00:00:01` })).body
+				?.message,
+		).toMatch(/^Maximum time difference/);
+		expect(
+			(await list({ startTime: `${day(1)} 00:00:01`, endTime: `${day(1)} 00:00:00` })).body
+				?.message,
+		).toMatch(/^startTime should be less than/);
+		expect((await list({ startTime: `${day(1)}T00:00:00` })).body?.message).toMatch(
+			/^startTime should be of the format/,
+		);
 		expect((await list({ status: 'resolved' })).body?.message).toBe('Status is invalid');
-		const resolved = await list({ status: 'RESOLVED', startTime: `${day(6)} 00:00:00`, endTime: `${day(0)} 23:59:59` });
-		const incidents = (resolved.body?.data as { incidents: Array<{ isResolved: boolean; createdAt: string; resolvedAt: string }> }).incidents;
+		const resolved = await list({
+			status: 'RESOLVED',
+			startTime: `${day(6)} 00:00:00`,
+			endTime: `${day(0)} 23:59:59`,
+		});
+		const incidents = (
+			resolved.body?.data as {
+				incidents: Array<{ isResolved: boolean; createdAt: string; resolvedAt: string }>;
+			}
+		).incidents;
 		expect(incidents.length).toBeGreaterThan(0);
 		for (const incident of incidents) {
 			expect(incident.isResolved).toBe(true);
@@ -147,7 +317,11 @@ describe('the service', () => {
 	});
 
 	test('reset restores balances, used transferIds and auth codes, faults, style and the log', async () => {
-		sandbox.configure({ httpStyle: 'always200', faults: [{ fault: 'error-520', match: { transferId: 'x' } }], latencyMs: 5 });
+		sandbox.configure({
+			httpStyle: 'always200',
+			faults: [{ fault: 'error-520', match: { transferId: 'x' } }],
+			latencyMs: 5,
+		});
 		await send(sandbox, transfer('reset_1'));
 		await send(sandbox, triggers.find((row) => row.id === 'token-200')!.request);
 		sandbox.reset();
@@ -156,7 +330,14 @@ describe('the service', () => {
 		expect(sandbox.requests()).toEqual([]);
 		expect((await send(sandbox, transfer('reset_1'))).body?.status).toBe('SUCCESS');
 		expect((await send(sandbox, transfer('x'))).body?.status).toBe('SUCCESS');
-		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
+		expect(
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}`,
+				})
+			).status,
+		).toBe(404);
 		expect(() => sandbox.configure({ httpStyle: 'sometimes' as 'mirror' })).toThrow();
 		expect(() => sandbox.configure({ faults: [{ fault: 'gremlins' }] })).toThrow();
 	});
@@ -172,21 +353,34 @@ describe('the service', () => {
 		test('drop-after: the transfer happens, the client gets no answer', async () => {
 			sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 			await expect(send(sandbox, transfer('dropped_after_1'))).rejects.toThrow();
-			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['dropped_after_1']);
+			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual([
+				'dropped_after_1',
+			]);
 		});
 
 		test('drop-before: nothing happens', async () => {
-			await expect(send(sandbox, transfer('dropped_before_1'), { 'x-sandbox-fault': 'drop-before' })).rejects.toThrow();
+			await expect(
+				send(sandbox, transfer('dropped_before_1'), { 'x-sandbox-fault': 'drop-before' }),
+			).rejects.toThrow();
 			expect(sandbox.state().transfers).toEqual([]);
 		});
 
 		test('html-500, error-520, malformed-json and empty-body answer as named', async () => {
-			expect(await send(sandbox, transfer('f1'), { 'x-sandbox-fault': 'html-500' })).toMatchObject({ status: 502, contentType: expect.stringMatching(/text\/html/) });
-			expect((await send(sandbox, transfer('f2'), { 'x-sandbox-fault': 'error-520' })).body).toMatchObject({ status: 'ERROR', subCode: '520' });
-			const malformed = await send(sandbox, transfer('f3'), { 'x-sandbox-fault': 'malformed-json' });
+			expect(await send(sandbox, transfer('f1'), { 'x-sandbox-fault': 'html-500' })).toMatchObject({
+				status: 502,
+				contentType: expect.stringMatching(/text\/html/),
+			});
+			expect(
+				(await send(sandbox, transfer('f2'), { 'x-sandbox-fault': 'error-520' })).body,
+			).toMatchObject({ status: 'ERROR', subCode: '520' });
+			const malformed = await send(sandbox, transfer('f3'), {
+				'x-sandbox-fault': 'malformed-json',
+			});
 			expect(malformed.body).toBeUndefined();
 			expect(malformed.text.startsWith('{')).toBe(true);
-			expect((await send(sandbox, transfer('f4'), { 'x-sandbox-fault': 'empty-body' })).text).toBe('');
+			expect((await send(sandbox, transfer('f4'), { 'x-sandbox-fault': 'empty-body' })).text).toBe(
+				'',
+			);
 			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['f3', 'f4']);
 		});
 
@@ -207,31 +401,59 @@ describe('the service', () => {
 			expect(injected).toBeLessThan(45);
 			expect(first.filter((status) => status === '200')).toHaveLength(60 - injected);
 			// Every kind a standard transfer can meet came up, and reads are never touched.
-			expect(Object.keys(faultsInjected).sort()).toEqual(['drop-after', 'drop-before', 'error-500', 'error-520', 'html-502', 'no-bank-response']);
-			expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.beneficiaries.verified}` })).status).toBe(200);
+			expect(Object.keys(faultsInjected).sort()).toEqual([
+				'drop-after',
+				'drop-before',
+				'error-500',
+				'error-520',
+				'html-502',
+				'no-bank-response',
+			]);
+			expect(
+				(
+					await send(sandbox, {
+						method: 'GET',
+						path: `/payout/v1/getBeneficiary/${seed.beneficiaries.verified}`,
+					})
+				).status,
+			).toBe(200);
 			// The same seed after a reset: the same answers in the same order.
 			sandbox.reset();
 			sandbox.configure({ chaos: { seed: 7, rate: 0.5 } });
 			expect(await outcomes()).toEqual(first);
 			expect(() => sandbox.configure({ chaos: { seed: 7, rate: 2 } })).toThrow(/rate/);
-			expect(() => sandbox.configure({ chaos: { seed: 7, rate: 0.1, kinds: ['gremlins' as never] } })).toThrow(/unknown chaos kind gremlins/);
+			expect(() =>
+				sandbox.configure({ chaos: { seed: 7, rate: 0.1, kinds: ['gremlins' as never] } }),
+			).toThrow(/unknown chaos kind gremlins/);
 			sandbox.configure({ chaos: null });
 			expect((await send(sandbox, transfer('calm_1'))).status).toBe(200);
 		});
 
 		test('no-bank-response: 201 ERROR, booked unless told not to', async () => {
-			expect((await send(sandbox, transfer('nbr_1'), { 'x-sandbox-fault': 'no-bank-response' })).body).toMatchObject({ status: 'ERROR', subCode: '201', message: 'Transfer request the service, no response from bank' });
+			expect(
+				(await send(sandbox, transfer('nbr_1'), { 'x-sandbox-fault': 'no-bank-response' })).body,
+			).toMatchObject({
+				status: 'ERROR',
+				subCode: '201',
+				message: 'Transfer request the service, no response from bank',
+			});
 			sandbox.configure({ faults: [{ fault: 'no-bank-response', books: false, times: 1 }] });
 			expect((await send(sandbox, transfer('nbr_2'))).status).toBe(201);
 			expect(sandbox.state().transfers.map((record) => record.transferId)).toEqual(['nbr_1']);
 		});
 
 		test('html-500 takes status 500 or 503 from the header; an unknown fault name is refused, not ignored', async () => {
-			const outage = await send(sandbox, transfer('f5'), { 'x-sandbox-fault': 'html-500;status=503' });
+			const outage = await send(sandbox, transfer('f5'), {
+				'x-sandbox-fault': 'html-500;status=503',
+			});
 			expect(outage.status).toBe(503);
 			expect(outage.text).toMatch(/<title>503 Service Unavailable<\/title>/);
 			const unknown = await send(sandbox, transfer('f6'), { 'x-sandbox-fault': 'gremlins' });
-			expect(unknown.body).toMatchObject({ status: 'ERROR', subCode: '422', message: expect.stringMatching(/^Unknown x-sandbox-fault.*gremlins/) });
+			expect(unknown.body).toMatchObject({
+				status: 'ERROR',
+				subCode: '422',
+				message: expect.stringMatching(/^Unknown x-sandbox-fault.*gremlins/),
+			});
 			expect(sandbox.state().transfers).toEqual([]);
 		});
 
@@ -248,10 +470,29 @@ describe('the service', () => {
 			const stalled = await startSandbox({ faults: [{ fault: 'stall' }] });
 			const controller = new AbortController();
 			const timer = setTimeout(() => controller.abort(), 300);
-			const response = await fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { authorization: `Bearer ${seed.credentials.accessToken}` }, body: JSON.stringify({ beneId: seed.beneficiaries.verified, amount: 10, transferId: 'stall_1' }), signal: controller.signal });
+			const response = await fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${seed.credentials.accessToken}` },
+				body: JSON.stringify({
+					beneId: seed.beneficiaries.verified,
+					amount: 10,
+					transferId: 'stall_1',
+				}),
+				signal: controller.signal,
+			});
 			await expect(response.text()).rejects.toThrow();
 			clearTimeout(timer);
-			const hanging = fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { authorization: `Bearer ${seed.credentials.accessToken}` }, body: JSON.stringify({ beneId: seed.beneficiaries.verified, amount: 10, transferId: 'stall_2' }) }).then((answer) => answer.text()).catch(() => 'closed');
+			const hanging = fetch(`${stalled.baseUrl}/payout/v1.2/requestTransfer`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${seed.credentials.accessToken}` },
+				body: JSON.stringify({
+					beneId: seed.beneficiaries.verified,
+					amount: 10,
+					transferId: 'stall_2',
+				}),
+			})
+				.then((answer) => answer.text())
+				.catch(() => 'closed');
 			await new Promise((resolve) => setTimeout(resolve, 100));
 			const closing = Date.now();
 			await stalled.close();
@@ -263,14 +504,30 @@ describe('the service', () => {
 	describe('bad input to the sandbox itself', () => {
 		test('a body that is not JSON, wrong types, an oversized body, an unknown path', async () => {
 			const auth = { authorization: `Bearer ${seed.credentials.accessToken}` };
-			const notJson = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"beneId": ' });
+			const notJson = await fetch(`${sandbox.baseUrl}/payout/v1.2/requestTransfer`, {
+				method: 'POST',
+				headers: { ...auth, 'content-type': 'application/json' },
+				body: '{"beneId": ',
+			});
 			expect(notJson.status).toBe(422);
 			expect(await notJson.json()).toMatchObject({ status: 'ERROR', subCode: '422' });
-			const wrongTypes = await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: 42, amount: 'lots', transferId: ['x'] } });
+			const wrongTypes = await send(sandbox, {
+				method: 'POST',
+				path: '/payout/v1.2/requestTransfer',
+				body: { beneId: 42, amount: 'lots', transferId: ['x'] },
+			});
 			expect(wrongTypes.body).toMatchObject({ status: 'ERROR', subCode: '422' });
-			const huge = await fetch(`${sandbox.baseUrl}/payout/v1/cardpay`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ token: 'x'.repeat(2 * 1024 * 1024) }) });
+			const huge = await fetch(`${sandbox.baseUrl}/payout/v1/cardpay`, {
+				method: 'POST',
+				headers: { ...auth, 'content-type': 'application/json' },
+				body: JSON.stringify({ token: 'x'.repeat(2 * 1024 * 1024) }),
+			});
 			expect(huge.status).toBe(422);
-			expect(await huge.json()).toMatchObject({ status: 'ERROR', subCode: '422', message: expect.stringMatching(/too large/) });
+			expect(await huge.json()).toMatchObject({
+				status: 'ERROR',
+				subCode: '422',
+				message: expect.stringMatching(/too large/),
+			});
 			const unknown = await fetch(`${sandbox.baseUrl}/payout/v9/nothing`);
 			expect(unknown.status).toBe(404);
 			expect(sandbox.state().transfers).toEqual([]);
@@ -279,7 +536,9 @@ describe('the service', () => {
 		test('a raw socket that sends garbage does not take it down', async () => {
 			const reply = await new Promise<string>((resolve) => {
 				let received = '';
-				const socket = net.connect(Number(new URL(sandbox.baseUrl).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+				const socket = net.connect(Number(new URL(sandbox.baseUrl).port), '127.0.0.1', () =>
+					socket.write('NOT HTTP AT ALL\r\n\r\n'),
+				);
 				socket.on('data', (chunk) => {
 					received += chunk;
 					socket.destroy();
@@ -293,7 +552,9 @@ describe('the service', () => {
 	});
 
 	test('500 concurrent requests, all answered, money moved exactly once each', async () => {
-		const answers = await Promise.all(Array.from({ length: 500 }, (_, index) => send(sandbox, transfer(`load_${index}`, 1))));
+		const answers = await Promise.all(
+			Array.from({ length: 500 }, (_, index) => send(sandbox, transfer(`load_${index}`, 1))),
+		);
 		expect(answers.filter((answer) => answer.body?.status === 'SUCCESS')).toHaveLength(500);
 		expect(sandbox.state().transfers).toHaveLength(500);
 	});
@@ -301,29 +562,74 @@ describe('the service', () => {
 	test('the inspection interface over HTTP: requests, state, config, reset', async () => {
 		await send(sandbox, transfer('inspect_1'));
 		const log = (await (await fetch(`${sandbox.baseUrl}/__sandbox/requests`)).json()) as unknown[];
-		expect(log).toEqual([expect.objectContaining({ method: 'POST', path: '/payout/v1.2/requestTransfer', body: expect.objectContaining({ transferId: 'inspect_1' }), headers: expect.objectContaining({ authorization: expect.any(String) }) })]);
-		expect(((await (await fetch(`${sandbox.baseUrl}/__sandbox/state`)).json()) as { transfers: unknown[] }).transfers).toHaveLength(1);
-		await fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify({ httpStyle: 'always200' }) });
-		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(200);
+		expect(log).toEqual([
+			expect.objectContaining({
+				method: 'POST',
+				path: '/payout/v1.2/requestTransfer',
+				body: expect.objectContaining({ transferId: 'inspect_1' }),
+				headers: expect.objectContaining({ authorization: expect.any(String) }),
+			}),
+		]);
+		expect(
+			(
+				(await (await fetch(`${sandbox.baseUrl}/__sandbox/state`)).json()) as {
+					transfers: unknown[];
+				}
+			).transfers,
+		).toHaveLength(1);
+		await fetch(`${sandbox.baseUrl}/__sandbox/config`, {
+			method: 'POST',
+			body: JSON.stringify({ httpStyle: 'always200' }),
+		});
+		expect(
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}`,
+				})
+			).status,
+		).toBe(200);
 		await fetch(`${sandbox.baseUrl}/__sandbox/reset`, { method: 'POST' });
 		expect(sandbox.requests()).toEqual([]);
 		expect(sandbox.state().transfers).toEqual([]);
-		expect((await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}` })).status).toBe(404);
+		expect(
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: `/payout/v1/getBeneficiary/${seed.unknownBeneId}`,
+				})
+			).status,
+		).toBe(404);
 	});
 
 	test('the zone incident windows are read in: set over HTTP, refused when unknown, back to the start value on reset', async () => {
-		const config = (body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify(body) });
+		const config = (body: unknown) =>
+			fetch(`${sandbox.baseUrl}/__sandbox/config`, { method: 'POST', body: JSON.stringify(body) });
 		// KKBK has no seeded incidents: seeded ones fall on today's UTC clock and may be in the last hour.
 		const opened = sandbox.openIncident({ entityCode: 'KKBK', mode: 'UPI' });
 		// The last hour as a clock in the given zone reads it (yyyy-mm-dd hh:mm:ss, no zone).
 		const offsetMinutes = { UTC: 0, 'UTC+5:30': 330 };
 		const lastHourIn = (zone: keyof typeof offsetMinutes) => {
 			const now = Date.now();
-			const clock = (millis: number) => new Date(millis + offsetMinutes[zone] * 60000).toISOString().slice(0, 19).replace('T', ' ');
-			return { status: 'ALL', entityCode: 'KKBK', startTime: clock(now - 3600000), endTime: clock(now + 60000) };
+			const clock = (millis: number) =>
+				new Date(millis + offsetMinutes[zone] * 60000).toISOString().slice(0, 19).replace('T', ' ');
+			return {
+				status: 'ALL',
+				entityCode: 'KKBK',
+				startTime: clock(now - 3600000),
+				endTime: clock(now + 60000),
+			};
 		};
 		const listed = async (zone: keyof typeof offsetMinutes) =>
-			((await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: lastHourIn(zone) })).body?.data as { incidents: Array<{ id: number }> }).incidents.map((incident) => incident.id);
+			(
+				(
+					await send(sandbox, {
+						method: 'GET',
+						path: '/payout/v1/incidents',
+						query: lastHourIn(zone),
+					})
+				).body?.data as { incidents: Array<{ id: number }> }
+			).incidents.map((incident) => incident.id);
 
 		expect(await listed('UTC')).toEqual([opened.id]);
 		expect((await config({ timezone: 'UTC+5:30' })).status).toBe(200);
@@ -339,13 +645,29 @@ describe('the service', () => {
 	});
 
 	test('incidents opened and resolved for a bank and mode over HTTP; seeded beneficiaries bank where seeded incidents are', async () => {
-		const control = (route: string, body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/incidents${route}`, { method: 'POST', body: JSON.stringify(body) });
+		const control = (route: string, body: unknown) =>
+			fetch(`${sandbox.baseUrl}/__sandbox/incidents${route}`, {
+				method: 'POST',
+				body: JSON.stringify(body),
+			});
 		const listOpen = async (entityCode: string) =>
-			((await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'UNRESOLVED', entityCode } })).body?.data as { incidents: Array<{ id: number; mode: string }> }).incidents;
-		const opened = (await (await control('', { entityCode: 'SBIN', mode: 'UPI', impact: 'HIGH' })).json()) as { id: number; entityName: string; isResolved: boolean };
+			(
+				(
+					await send(sandbox, {
+						method: 'GET',
+						path: '/payout/v1/incidents',
+						query: { status: 'UNRESOLVED', entityCode },
+					})
+				).body?.data as { incidents: Array<{ id: number; mode: string }> }
+			).incidents;
+		const opened = (await (
+			await control('', { entityCode: 'SBIN', mode: 'UPI', impact: 'HIGH' })
+		).json()) as { id: number; entityName: string; isResolved: boolean };
 		expect(opened).toMatchObject({ entityName: 'State Bank of India', isResolved: false });
 		expect((await listOpen('SBIN')).map((incident) => incident.id)).toEqual([opened.id]);
-		const resolved = (await (await control('/resolve', { entityCode: 'SBIN', mode: 'UPI' })).json()) as Array<{ id: number; isResolved: boolean }>;
+		const resolved = (await (
+			await control('/resolve', { entityCode: 'SBIN', mode: 'UPI' })
+		).json()) as Array<{ id: number; isResolved: boolean }>;
 		expect(resolved).toEqual([expect.objectContaining({ id: opened.id, isResolved: true })]);
 		expect(await listOpen('SBIN')).toEqual([]);
 		expect((await control('/resolve', {})).status).toBe(400);
@@ -353,34 +675,89 @@ describe('the service', () => {
 		expect((await control('', [1])).status).toBe(400);
 
 		for (const { incidentId, entityCode, mode, beneId } of Object.values(seed.incidentBanks)) {
-			const incident = (await send(sandbox, { method: 'GET', path: '/payout/v1/incidents', query: { status: 'ALL', entityCode } })).body?.data as { incidents: Array<{ id: number; mode: string; entityCode: string }> };
-			expect(incident.incidents.find((candidate) => candidate.id === incidentId)).toMatchObject({ mode, entityCode });
-			const beneficiary = (await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${beneId}` })).body?.data as { ifsc: string };
+			const incident = (
+				await send(sandbox, {
+					method: 'GET',
+					path: '/payout/v1/incidents',
+					query: { status: 'ALL', entityCode },
+				})
+			).body?.data as { incidents: Array<{ id: number; mode: string; entityCode: string }> };
+			expect(incident.incidents.find((candidate) => candidate.id === incidentId)).toMatchObject({
+				mode,
+				entityCode,
+			});
+			const beneficiary = (
+				await send(sandbox, { method: 'GET', path: `/payout/v1/getBeneficiary/${beneId}` })
+			).body?.data as { ifsc: string };
 			expect(beneficiary.ifsc.slice(0, 4)).toBe(entityCode);
 		}
 	});
 
 	test('a paylink paid or expired over HTTP: the status lookup answers its new status; an unknown id creates one; reset restores the seed', async () => {
-		const control = (body: unknown) => fetch(`${sandbox.baseUrl}/__sandbox/paylinks`, { method: 'POST', body: JSON.stringify(body) });
-		const lookUp = async (paylinkId: string) => (await send(sandbox, { method: 'GET', path: '/payout/v1/getPaylinkStatus', query: { paylinkId } })).body?.data;
-		const paid = (await (await control({ paylinkId: seed.paylinks.active, paylinkStatus: 'PAID' })).json()) as Record<string, unknown>;
-		expect(paid).toEqual({ paylinkId: seed.paylinks.active, paylinkStatus: 'PAID', referenceId: 880011, paylinkLink: 'https://payouts.example.com/paylink/paylink_active_1' });
+		const control = (body: unknown) =>
+			fetch(`${sandbox.baseUrl}/__sandbox/paylinks`, {
+				method: 'POST',
+				body: JSON.stringify(body),
+			});
+		const lookUp = async (paylinkId: string) =>
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: '/payout/v1/getPaylinkStatus',
+					query: { paylinkId },
+				})
+			).body?.data;
+		const paid = (await (
+			await control({ paylinkId: seed.paylinks.active, paylinkStatus: 'PAID' })
+		).json()) as Record<string, unknown>;
+		expect(paid).toEqual({
+			paylinkId: seed.paylinks.active,
+			paylinkStatus: 'PAID',
+			referenceId: 880011,
+			paylinkLink: 'https://payouts.example.com/paylink/paylink_active_1',
+		});
 		expect(await lookUp(seed.paylinks.active)).toEqual(paid);
-		const created = (await (await control({ paylinkId: 'PAYLINK_NEW_7' })).json()) as Record<string, unknown>;
-		expect(created).toEqual({ paylinkId: 'PAYLINK_NEW_7', paylinkStatus: 'ACTIVE', referenceId: 880014, paylinkLink: 'https://payouts.example.com/paylink/paylink_new_7' });
-		expect(sandbox.setPaylink({ paylinkId: 'PAYLINK_NEW_7', paylinkStatus: 'EXPIRED' })).toMatchObject({ paylinkStatus: 'EXPIRED', referenceId: 880014 });
+		const created = (await (await control({ paylinkId: 'PAYLINK_NEW_7' })).json()) as Record<
+			string,
+			unknown
+		>;
+		expect(created).toEqual({
+			paylinkId: 'PAYLINK_NEW_7',
+			paylinkStatus: 'ACTIVE',
+			referenceId: 880014,
+			paylinkLink: 'https://payouts.example.com/paylink/paylink_new_7',
+		});
+		expect(
+			sandbox.setPaylink({ paylinkId: 'PAYLINK_NEW_7', paylinkStatus: 'EXPIRED' }),
+		).toMatchObject({ paylinkStatus: 'EXPIRED', referenceId: 880014 });
 		expect((await control({ paylinkStatus: 'PAID' })).status).toBe(400);
 		expect((await control([1])).status).toBe(400);
 		sandbox.reset();
 		expect(await lookUp(seed.paylinks.active)).toMatchObject({ paylinkStatus: 'ACTIVE' });
-		expect((await send(sandbox, { method: 'GET', path: '/payout/v1/getPaylinkStatus', query: { paylinkId: 'PAYLINK_NEW_7' } })).status).toBe(404);
+		expect(
+			(
+				await send(sandbox, {
+					method: 'GET',
+					path: '/payout/v1/getPaylinkStatus',
+					query: { paylinkId: 'PAYLINK_NEW_7' },
+				})
+			).status,
+		).toBe(404);
 	});
 
 	test("the dashboard's CSV export lists every booked transfer once, with its status; refused ones are not there", async () => {
 		await send(sandbox, transfer('dash_1', 150));
 		await send(sandbox, transfer('dash_1', 150));
-		await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.beneficiaries.pendingAtBank, amount: 2, transferId: 'dash_2' } });
-		await send(sandbox, { method: 'POST', path: '/payout/v1.2/requestTransfer', body: { beneId: seed.unknownBeneId, amount: 2, transferId: 'dash_refused' } });
+		await send(sandbox, {
+			method: 'POST',
+			path: '/payout/v1.2/requestTransfer',
+			body: { beneId: seed.beneficiaries.pendingAtBank, amount: 2, transferId: 'dash_2' },
+		});
+		await send(sandbox, {
+			method: 'POST',
+			path: '/payout/v1.2/requestTransfer',
+			body: { beneId: seed.unknownBeneId, amount: 2, transferId: 'dash_refused' },
+		});
 		const response = await fetch(`${sandbox.baseUrl}/__sandbox/dashboard.csv`);
 		expect(response.headers.get('content-type')).toMatch(/text\/csv/);
 		const lines = (await response.text()).split('\r\n');

@@ -27,7 +27,12 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['cardTransfer', '422', 'ERROR', 'Please provide a valid Name'],
 	['cardTransfer', '422', 'ERROR', 'Please provide a valid networkType'],
 	['cardTransfer', '422', 'ERROR', 'cardType is invalid'],
-	['cardTransfer', '422', 'ERROR', 'transferId can contain only alphabets, numbers, hyphen and underscore'],
+	[
+		'cardTransfer',
+		'422',
+		'ERROR',
+		'transferId can contain only alphabets, numbers, hyphen and underscore',
+	],
 
 	['standardTransfer', '200', 'SUCCESS', 'Transfer completed successfully'],
 	['standardTransfer', '201', 'SUCCESS', 'Transfer Scheduled for next working day'],
@@ -40,7 +45,12 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['standardTransfer', '400', 'ERROR', 'Not enough available balance in the account'],
 	['standardTransfer', '400', 'ERROR', 'Please wait 30 minutes after adding the beneficiary'],
 	['standardTransfer', '400', 'ERROR', 'Transfer amount is less than minimum amount of Rs. 100'],
-	['standardTransfer', '400', 'ERROR', 'Transfer amount is greater than the maximum amount of Rs. 100000'],
+	[
+		'standardTransfer',
+		'400',
+		'ERROR',
+		'Transfer amount is greater than the maximum amount of Rs. 100000',
+	],
 	['standardTransfer', '400', 'ERROR', 'Transfer request to a wallet failed'],
 	['standardTransfer', '400', 'ERROR', 'Transfer attempt failed at the bank'],
 	['standardTransfer', '400', 'ERROR', 'Transfer to this beneficiary not allowed'],
@@ -48,8 +58,18 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['standardTransfer', '400', 'ERROR', 'Transfer limit for your account exceeded'],
 	['standardTransfer', '400', 'ERROR', 'Transfer mode not enabled for the account'],
 	['standardTransfer', '400', 'ERROR', 'Specified paymentInstrumentId not available'],
-	['standardTransfer', '400', 'ERROR', 'Specified paymentInstrumentId not valid for this payment mode'],
-	['standardTransfer', '400', 'ERROR', 'Multiple PaymentInstruments available for this payment mode'],
+	[
+		'standardTransfer',
+		'400',
+		'ERROR',
+		'Specified paymentInstrumentId not valid for this payment mode',
+	],
+	[
+		'standardTransfer',
+		'400',
+		'ERROR',
+		'Multiple PaymentInstruments available for this payment mode',
+	],
 	['standardTransfer', '400', 'ERROR', 'Transfer limit for beneficiary exceeded'],
 	['standardTransfer', '403', 'ERROR', 'Token is not valid'],
 	['standardTransfer', '403', 'ERROR', 'IP not whitelisted'],
@@ -71,7 +91,12 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['getBeneficiary', '403', 'ERROR', 'Token is not valid'],
 	['getBeneficiary', '403', 'ERROR', 'APIs not enabled'],
 	['getBeneficiary', '404', 'ERROR', 'Beneficiary does not exist'],
-	['getBeneficiary', '412', 'ERROR', 'Token missing in the request (expected format Bearer <ACCESS_TOKEN>)'],
+	[
+		'getBeneficiary',
+		'412',
+		'ERROR',
+		'Token missing in the request (expected format Bearer <ACCESS_TOKEN>)',
+	],
 
 	['getIncidents', '200', 'SUCCESS', 'List of incidents retrieved'],
 	['getIncidents', '403', 'ERROR', 'Token is not valid'],
@@ -80,7 +105,12 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['getIncidents', '412', 'ERROR', 'Token missing in the request'],
 	['getIncidents', '422', 'ERROR', 'Status is invalid'],
 	['getIncidents', '422', 'ERROR', 'startTime should be less than or equal to EndTime'],
-	['getIncidents', '422', 'ERROR', 'Maximum time difference can be up to 7 days and startTime should be within 90 days from now'],
+	[
+		'getIncidents',
+		'422',
+		'ERROR',
+		'Maximum time difference can be up to 7 days and startTime should be within 90 days from now',
+	],
 	['getIncidents', '422', 'ERROR', 'startTime should be of the format yyyy-mm-dd hh:mm:ss'],
 	['getIncidents', '422', 'ERROR', 'endTime should be of the format yyyy-mm-dd hh:mm:ss'],
 	['getIncidents', '520', 'ERROR', 'Unknown error occurred'],
@@ -89,15 +119,20 @@ const documentRows: Array<[Trigger['operation'], string, string, string]> = [
 	['getPaylinkStatus', '404', 'ERROR', 'does not exist'],
 ];
 
-const key = (operation: string, subCode: string, status: string) => `${operation} ${subCode} ${status}`;
+const key = (operation: string, subCode: string, status: string) =>
+	`${operation} ${subCode} ${status}`;
 
-test('every row of the document\'s error tables has its own trigger, with the same subCode, status and message', () => {
+test("every row of the document's error tables has its own trigger, with the same subCode, status and message", () => {
 	const unused = triggers.filter((row) => row.operation !== 'generateToken');
 	const missing: string[] = [];
 	for (const [operation, subCode, status, text] of documentRows) {
 		// The most specific trigger first: an exact message, then one that contains the text.
-		const candidates = unused.filter((row) => key(row.operation, row.subCode, row.status) === key(operation, subCode, status));
-		const found = candidates.find((row) => row.message.toLowerCase() === text.toLowerCase()) ?? candidates.find((row) => row.message.toLowerCase().includes(text.toLowerCase()));
+		const candidates = unused.filter(
+			(row) => key(row.operation, row.subCode, row.status) === key(operation, subCode, status),
+		);
+		const found =
+			candidates.find((row) => row.message.toLowerCase() === text.toLowerCase()) ??
+			candidates.find((row) => row.message.toLowerCase().includes(text.toLowerCase()));
 		if (!found) missing.push(`${key(operation, subCode, status)} ${text}`);
 		else unused.splice(unused.indexOf(found), 1);
 	}
@@ -115,26 +150,43 @@ test('descriptive rows get concrete text: a support form, the paylink id, a refe
 
 test('docs/sandbox.md carries the trigger table exactly as print-triggers.js prints it', () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { PAGE, table } = require('../../sandbox/print-triggers') as { PAGE: string; table: () => string };
+	const { PAGE, table } = require('../../sandbox/print-triggers') as {
+		PAGE: string;
+		table: () => string;
+	};
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const page = (require('node:fs') as typeof import('node:fs')).readFileSync(PAGE, 'utf8');
 	expect(PAGE.endsWith('docs/sandbox.md')).toBe(true);
 	expect(page.includes(table())).toBe(true);
 });
 
-test('trigger ids are unique and requests use the API\'s own paths', () => {
+test("trigger ids are unique and requests use the API's own paths", () => {
 	expect(new Set(triggers.map((row) => row.id)).size).toBe(triggers.length);
-	for (const row of triggers) expect(row.request.path).toMatch(/^\/(payout\/v1(\.2)?|verification\/oauth2)\//);
+	for (const row of triggers)
+		expect(row.request.path).toMatch(/^\/(payout\/v1(\.2)?|verification\/oauth2)\//);
 });
 
 async function send(sandbox: Sandbox, request: Trigger['request']) {
 	const url = new URL(request.path, sandbox.baseUrl);
-	for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, String(value));
-	const headers: Record<string, string> = { 'content-type': 'application/json', ...request.headers };
-	if (request.token !== null) headers.authorization = `Bearer ${request.token ?? seed.credentials.accessToken}`;
-	const response = await fetch(url, { method: request.method, headers, body: request.body === undefined ? undefined : JSON.stringify(request.body) });
+	for (const [name, value] of Object.entries(request.query ?? {}))
+		url.searchParams.set(name, String(value));
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		...request.headers,
+	};
+	if (request.token !== null)
+		headers.authorization = `Bearer ${request.token ?? seed.credentials.accessToken}`;
+	const response = await fetch(url, {
+		method: request.method,
+		headers,
+		body: request.body === undefined ? undefined : JSON.stringify(request.body),
+	});
 	const text = await response.text();
-	return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: JSON.parse(text) as Record<string, unknown> };
+	return {
+		status: response.status,
+		contentType: response.headers.get('content-type') ?? '',
+		body: JSON.parse(text) as Record<string, unknown>,
+	};
 }
 
 describe.each(['mirror', 'always200'] as const)('each trigger over HTTP, style %s', (httpStyle) => {
@@ -151,19 +203,31 @@ describe.each(['mirror', 'always200'] as const)('each trigger over HTTP, style %
 		expect(answer.status).toBe(httpStyle === 'mirror' ? Number(row.subCode) : 200);
 		if (row.operation === 'generateToken') {
 			if (row.status === 'SUCCESS') {
-				expect(answer.body).toEqual({ reference_id: expect.any(Number), verification_id: expect.any(String), expiry: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/), access_token: expect.any(String) });
+				expect(answer.body).toEqual({
+					reference_id: expect.any(Number),
+					verification_id: expect.any(String),
+					expiry: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+					access_token: expect.any(String),
+				});
 				return;
 			}
 		}
 		expect(answer.body).toMatchObject({ status: row.status, subCode: row.subCode });
-		if (row.message.includes('<n>')) expect(answer.body.message).toMatch(new RegExp(`^${row.message.replace('<n>', '\\d+')}$`));
+		if (row.message.includes('<n>'))
+			expect(answer.body.message).toMatch(new RegExp(`^${row.message.replace('<n>', '\\d+')}$`));
 		else expect(answer.body.message).toBe(row.message);
-		if (row.status === 'ERROR') expect(Object.keys(answer.body).sort()).toEqual(['message', 'status', 'subCode']);
+		if (row.status === 'ERROR')
+			expect(Object.keys(answer.body).sort()).toEqual(['message', 'status', 'subCode']);
 		else if (['cardTransfer', 'standardTransfer'].includes(row.operation)) {
-			expect(answer.body.data).toEqual({ referenceId: expect.any(String), utr: expect.any(String), acknowledged: row.status === 'PENDING' ? 0 : 1 });
+			expect(answer.body.data).toEqual({
+				referenceId: expect.any(String),
+				utr: expect.any(String),
+				acknowledged: row.status === 'PENDING' ? 0 : 1,
+			});
 			if (row.status === 'SUCCESS') expect((answer.body.data as { utr: string }).utr).not.toBe('');
 			if (row.status === 'PENDING') expect((answer.body.data as { utr: string }).utr).toBe('');
 		}
-		if (row.operation === 'cardTransfer' && row.subCode === '200') expect(answer.contentType).toMatch(/^text\/plain/);
+		if (row.operation === 'cardTransfer' && row.subCode === '200')
+			expect(answer.contentType).toMatch(/^text\/plain/);
 	});
 });

@@ -42,9 +42,17 @@ function argument(name: string): string | undefined {
 	return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-function printWorld(world: World, violations: Violation[], config: string, decisions: string[] = []) {
-	console.log(`\n${config}\n  ${violations.length ? violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n  ') : 'all promises kept'}`);
-	for (const step of world.steps) console.log(`  ${String(step.at - 1_700_000_000_000).padStart(7)} ms  ${step.what}`);
+function printWorld(
+	world: World,
+	violations: Violation[],
+	config: string,
+	decisions: string[] = [],
+) {
+	console.log(
+		`\n${config}\n  ${violations.length ? violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n  ') : 'all promises kept'}`,
+	);
+	for (const step of world.steps)
+		console.log(`  ${String(step.at - 1_700_000_000_000).padStart(7)} ms  ${step.what}`);
 	for (const decision of decisions) console.log(`  user: ${decision}`);
 }
 
@@ -53,7 +61,8 @@ async function main() {
 	const seed = Number(argument('seed') ?? 1);
 	const options: ScheduleOptions = {};
 	if (argument('processes')) options.processes = Number(argument('processes'));
-	if (argument('operation')) options.operation = argument('operation') as ScheduleOptions['operation'];
+	if (argument('operation'))
+		options.operation = argument('operation') as ScheduleOptions['operation'];
 	const trace = process.argv.includes('--trace');
 	if (trace) traceStoreSteps();
 	const verbose = process.argv.includes('--verbose');
@@ -62,8 +71,13 @@ async function main() {
 	const started = Date.now();
 	const summary: Summary = { schedules, seconds: 0, failed: [], byInvariant: {}, counted: [] };
 	const count = (violations: Violation[]) => {
-		for (const kind of new Set(violations.map((violation) => violation.invariant))) summary.byInvariant[kind] = (summary.byInvariant[kind] ?? 0) + 1;
-		summary.counted.push(...violations.filter((violation) => NAMED_EXCEPTIONS.includes(violation.invariant)).map((violation) => `${violation.invariant}: ${violation.detail}`));
+		for (const kind of new Set(violations.map((violation) => violation.invariant)))
+			summary.byInvariant[kind] = (summary.byInvariant[kind] ?? 0) + 1;
+		summary.counted.push(
+			...violations
+				.filter((violation) => NAMED_EXCEPTIONS.includes(violation.invariant))
+				.map((violation) => `${violation.invariant}: ${violation.detail}`),
+		);
 	};
 
 	const report = argument('report');
@@ -74,29 +88,64 @@ async function main() {
 			const result = await script.run(run);
 			count(result.violations);
 			const broken = result.violations.filter(breaksPromise);
-			if (broken.length > 0) summary.failed.push({ seed: run, config: `report ${report}: ${script.title}`, violations: result.violations });
-			if ((broken.length > 0 && summary.failed.length <= 3) || verbose) printWorld(result.world, result.violations, `report ${report} seed ${run}: ${script.title}`, result.decisions);
+			if (broken.length > 0)
+				summary.failed.push({
+					seed: run,
+					config: `report ${report}: ${script.title}`,
+					violations: result.violations,
+				});
+			if ((broken.length > 0 && summary.failed.length <= 3) || verbose)
+				printWorld(
+					result.world,
+					result.violations,
+					`report ${report} seed ${run}: ${script.title}`,
+					result.decisions,
+				);
 		}
 	} else {
 		const property = fc.asyncProperty(scheduleArbitrary(options), async (schedule) => {
 			const result = await runSchedule(schedule, { trace });
 			count(result.violations);
-			if (verbose) printWorld(result.world, result.violations, result.config, result.user.decisions);
+			if (verbose)
+				printWorld(result.world, result.violations, result.config, result.user.decisions);
 			const broken = result.violations.filter(breaksPromise);
-			if (broken.length > 0) throw new Error(broken.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n'));
+			if (broken.length > 0)
+				throw new Error(
+					broken.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n'),
+				);
 		});
 		const replay = argument('path');
-		const found = await fc.check(property, { seed, numRuns: schedules, ...(replay ? { path: replay } : {}), endOnFailure: false });
+		const found = await fc.check(property, {
+			seed,
+			numRuns: schedules,
+			...(replay ? { path: replay } : {}),
+			endOnFailure: false,
+		});
 		if (found.failed && found.counterexample) {
 			const [schedule] = found.counterexample;
 			const result = await runSchedule(schedule, { trace });
-			summary.failed.push({ seed: found.seed, path: found.counterexamplePath ?? undefined, config: result.config, violations: result.violations });
-			printWorld(result.world, result.violations, `seed ${found.seed}, path ${found.counterexamplePath} (replay: npm run simulate -- --seed ${found.seed} --path ${found.counterexamplePath} --schedules 1), shrunk ${found.numShrinks} times: ${result.config}`, result.user.decisions);
+			summary.failed.push({
+				seed: found.seed,
+				path: found.counterexamplePath ?? undefined,
+				config: result.config,
+				violations: result.violations,
+			});
+			printWorld(
+				result.world,
+				result.violations,
+				`seed ${found.seed}, path ${found.counterexamplePath} (replay: npm run simulate -- --seed ${found.seed} --path ${found.counterexamplePath} --schedules 1), shrunk ${found.numShrinks} times: ${result.config}`,
+				result.user.decisions,
+			);
 		}
 	}
 	summary.seconds = Math.round((Date.now() - started) / 100) / 10;
-	console.log(`\n${schedules} ${report ? `runs of report ${report}` : 'schedules'} from seed ${seed} in ${summary.seconds} s: ${summary.failed.length > 0 ? 'a promise broken' : 'no promise broken'}`);
-	for (const [invariant, times] of Object.entries(summary.byInvariant)) console.log(`  ${invariant}${NAMED_EXCEPTIONS.includes(invariant as Violation['invariant']) ? ' (named exception, counted)' : ''}: in ${times} schedule(s)`);
+	console.log(
+		`\n${schedules} ${report ? `runs of report ${report}` : 'schedules'} from seed ${seed} in ${summary.seconds} s: ${summary.failed.length > 0 ? 'a promise broken' : 'no promise broken'}`,
+	);
+	for (const [invariant, times] of Object.entries(summary.byInvariant))
+		console.log(
+			`  ${invariant}${NAMED_EXCEPTIONS.includes(invariant as Violation['invariant']) ? ' (named exception, counted)' : ''}: in ${times} schedule(s)`,
+		);
 	if (process.argv.includes('--json')) console.log(JSON.stringify(summary));
 	process.exitCode = summary.failed.length > 0 ? 1 : 0;
 }
@@ -104,7 +153,10 @@ async function main() {
 /** The package's code of a git revision, in a folder of its own (for a run against an earlier revision). */
 function extract(revision: string): string {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-sim-code-'));
-	const archive = execFileSync('git', ['archive', revision, 'nodes', 'credentials'], { cwd: path.resolve(__dirname, '..', '..'), maxBuffer: 64 * 1024 * 1024 });
+	const archive = execFileSync('git', ['archive', revision, 'nodes', 'credentials'], {
+		cwd: path.resolve(__dirname, '..', '..'),
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	execFileSync('tar', ['-x', '-C', folder], { input: archive });
 	console.log(`the package's code of ${revision}, from ${folder}`);
 	return folder;

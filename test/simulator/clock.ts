@@ -18,7 +18,14 @@ interface Event {
 	cancelled?: boolean;
 }
 
-const real = { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, dateNow: Date.now };
+const real = {
+	setTimeout,
+	clearTimeout,
+	setInterval,
+	clearInterval,
+	setImmediate,
+	dateNow: Date.now,
+};
 
 export class VirtualClock {
 	now = 1_700_000_000_000;
@@ -50,7 +57,12 @@ export class VirtualClock {
 	uninstall() {
 		if (!this.installed) return;
 		this.installed = false;
-		Object.assign(globalThis, { setTimeout: real.setTimeout, clearTimeout: real.clearTimeout, setInterval: real.setInterval, clearInterval: real.clearInterval });
+		Object.assign(globalThis, {
+			setTimeout: real.setTimeout,
+			clearTimeout: real.clearTimeout,
+			setInterval: real.setInterval,
+			clearInterval: real.clearInterval,
+		});
 		Date.now = real.dateNow;
 	}
 
@@ -94,7 +106,10 @@ export class VirtualClock {
 		while (this.events.length > 0 && !until()) {
 			const event = this.events.shift() as Event;
 			if (event.cancelled || this.dead.has(event.owner)) continue;
-			if (++fired > maxEvents) throw new Error(`the simulation did not end after ${maxEvents} events (virtual time ${this.now})`);
+			if (++fired > maxEvents)
+				throw new Error(
+					`the simulation did not end after ${maxEvents} events (virtual time ${this.now})`,
+				);
 			this.now = Math.max(this.now, event.at);
 			this.owner = event.owner;
 			event.fire();

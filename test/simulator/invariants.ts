@@ -53,9 +53,15 @@ export interface Violation {
 }
 
 /** Counted with their cause (docs/safety.md says what each costs), not failures. */
-export const NAMED_EXCEPTIONS: ReadonlyArray<Invariant> = ['claimedAtCrash', 'askedAtCrash', 'acrossProcesses', 'serviceDown'];
+export const NAMED_EXCEPTIONS: ReadonlyArray<Invariant> = [
+	'claimedAtCrash',
+	'askedAtCrash',
+	'acrossProcesses',
+	'serviceDown',
+];
 
-export const breaksPromise = (violation: Violation) => !NAMED_EXCEPTIONS.includes(violation.invariant);
+export const breaksPromise = (violation: Violation) =>
+	!NAMED_EXCEPTIONS.includes(violation.invariant);
 
 /** How long after a run ends its record's last writes may still be going out (a crash then loses them). */
 const WRITE_BEHIND_MS = 500;
@@ -68,62 +74,124 @@ export function check(world: World): Violation[] {
 	const payoutOfAccount = new Map([...world.payouts.values()].map((payout) => [payout.to, payout]));
 
 	// Pay Again on Every Run: every run is a new payment, as the user chose; one run pays each row once (Retry On Fail, a retry branch).
-	const executionOf = (booking: (typeof service.bookings)[number]) => world.attempts.find((attempt) => attempt.id === booking.attempt)?.execution;
+	const executionOf = (booking: (typeof service.bookings)[number]) =>
+		world.attempts.find((attempt) => attempt.id === booking.attempt)?.execution;
 	const perRun = world.workflow.keyMode === 'payEveryRun';
 	for (const payout of world.payouts.values()) {
-		const paid = service.bookings.filter((booking) => booking.to === payout.to && booking.status !== 'FAILED');
+		const paid = service.bookings.filter(
+			(booking) => booking.to === payout.to && booking.status !== 'FAILED',
+		);
 		const groups = new Map<string, typeof paid>();
 		for (const booking of paid) {
 			const group = perRun ? String(executionOf(booking)) : '';
 			groups.set(group, [...(groups.get(group) ?? []), booking]);
 		}
 		for (const [group, bookings] of groups) {
-			if (bookings.length > 1) violations.push({ invariant: 'paidOnce', detail: `payout ${payout.id}${group ? ` in ${group}` : ''} paid ${bookings.length} times: ${bookings.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}` });
+			if (bookings.length > 1)
+				violations.push({
+					invariant: 'paidOnce',
+					detail: `payout ${payout.id}${group ? ` in ${group}` : ''} paid ${bookings.length} times: ${bookings.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}`,
+				});
 		}
 	}
 	for (const booking of service.bookings) {
 		const payout = payoutOfAccount.get(booking.to);
-		if (payout && Number(payout.amount) !== booking.amount) violations.push({ invariant: 'paidAsMeant', detail: `payout ${payout.id} of ${payout.amount} booked as ${booking.amount} (${booking.transferId})` });
+		if (payout && Number(payout.amount) !== booking.amount)
+			violations.push({
+				invariant: 'paidAsMeant',
+				detail: `payout ${payout.id} of ${payout.amount} booked as ${booking.amount} (${booking.transferId})`,
+			});
 	}
 
 	const crashOf = (execution: ExecutionRecord) => world.processes.get(execution.process)?.crashedAt;
 	/** Executions whose process died before their record's writes were done. */
 	const unwritten = (execution: ExecutionRecord) => {
 		const crashedAt = crashOf(execution);
-		return crashedAt !== undefined && (execution.crashed === true || (execution.endedAt !== undefined && crashedAt - execution.endedAt <= WRITE_BEHIND_MS));
+		return (
+			crashedAt !== undefined &&
+			(execution.crashed === true ||
+				(execution.endedAt !== undefined && crashedAt - execution.endedAt <= WRITE_BEHIND_MS))
+		);
 	};
 
 	for (const execution of world.executions) {
 		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
-		if (execution.dryRun && mine.length > 0) violations.push({ invariant: 'dryRunsWriteNothing', detail: `dry run ${execution.id} sent ${mine.length} request(s)` });
+		if (execution.dryRun && mine.length > 0)
+			violations.push({
+				invariant: 'dryRunsWriteNothing',
+				detail: `dry run ${execution.id} sent ${mine.length} request(s)`,
+			});
 		for (const outcome of execution.outcomes) {
 			const at = execution.endedAt ?? world.clock.now;
 			const payout = world.payouts.get(outcome.row.payout);
 			const transferId = outcome.transferId ?? outcome.row.key;
-			const bookedHere = mine.some((attempt) => attempt.booked && attempt.body && payoutOf(attempt.body) === payout?.to);
-			const paidByThen = service.bookings.some((booking) => booking.transferId === transferId && booking.to === payout?.to && PayoutsServiceModel.paidAt(booking, at));
+			const bookedHere = mine.some(
+				(attempt) => attempt.booked && attempt.body && payoutOf(attempt.body) === payout?.to,
+			);
+			const paidByThen = service.bookings.some(
+				(booking) =>
+					booking.transferId === transferId &&
+					booking.to === payout?.to &&
+					PayoutsServiceModel.paidAt(booking, at),
+			);
 			switch (outcome.status) {
 				case 'SUCCESS':
 				case 'PENDING':
-					if (!bookedHere && !execution.dryRun) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} without a booked request of this execution (${transferId})` });
+					if (!bookedHere && !execution.dryRun)
+						violations.push({
+							invariant: 'paidOnlyWherePaid',
+							detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} without a booked request of this execution (${transferId})`,
+						});
 					break;
 				case 'ALREADY_SUBMITTED': {
-					const saidPaid = outcome.row.dashboardStatus === 'SUCCESS' || outcome.row.dashboardStatus === 'PENDING';
+					const saidPaid =
+						outcome.row.dashboardStatus === 'SUCCESS' || outcome.row.dashboardStatus === 'PENDING';
 					// "This node holds a paid answer (SUCCESS or PENDING)": a PENDING booking may fail at the bank later.
-					const answeredPaid = world.attempts.some((attempt) => attempt.transferId === transferId && payoutOf(attempt.body) === payout?.to && attempt.answered === 'paid' && (attempt.settledAt ?? Infinity) <= at);
-					if (!paidByThen && !saidPaid && !answeredPaid) violations.push({ invariant: 'paidOnlyWherePaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, transferId)}` });
+					const answeredPaid = world.attempts.some(
+						(attempt) =>
+							attempt.transferId === transferId &&
+							payoutOf(attempt.body) === payout?.to &&
+							attempt.answered === 'paid' &&
+							(attempt.settledAt ?? Infinity) <= at,
+					);
+					if (!paidByThen && !saidPaid && !answeredPaid)
+						violations.push({
+							invariant: 'paidOnlyWherePaid',
+							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_SUBMITTED; the ledger holds ${describe(world, transferId)}`,
+						});
 					break;
 				}
 				case 'ERROR':
 				case 'HELD':
 				case 'DRY_RUN':
-					if (bookedHere) violations.push({ invariant: 'noMoneyWhereNoneSaid', detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) but this execution's request was booked` });
-					if (outcome.status === 'ERROR' && nextStepOf(outcome) === 'newTransferId' && paidByThen) violations.push({ invariant: 'noMoneyWhereNoneSaid', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) told to pay under a new Transfer ID, but the ledger holds it paid: ${describe(world, transferId)}` });
+					if (bookedHere)
+						violations.push({
+							invariant: 'noMoneyWhereNoneSaid',
+							detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) but this execution's request was booked`,
+						});
+					if (outcome.status === 'ERROR' && nextStepOf(outcome) === 'newTransferId' && paidByThen)
+						violations.push({
+							invariant: 'noMoneyWhereNoneSaid',
+							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) told to pay under a new Transfer ID, but the ledger holds it paid: ${describe(world, transferId)}`,
+						});
 					break;
 				case 'UNKNOWN':
 					if (!doubtHasCause(world, execution, outcome, at)) {
-						const claimedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt <= at && other.rows.some((row) => row.payout === outcome.row.payout));
-						violations.push({ invariant: claimedAtCrash ? 'claimedAtCrash' : staleWriteLost(world, transferId, execution.startedAt) ? 'acrossProcesses' : 'doubtOnlyWithCause', detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}` });
+						const claimedAtCrash = world.executions.some(
+							(other) =>
+								other !== execution &&
+								unwritten(other) &&
+								other.startedAt <= at &&
+								other.rows.some((row) => row.payout === outcome.row.payout),
+						);
+						violations.push({
+							invariant: claimedAtCrash
+								? 'claimedAtCrash'
+								: staleWriteLost(world, transferId, execution.startedAt)
+									? 'acrossProcesses'
+									: 'doubtOnlyWithCause',
+							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}`,
+						});
 					}
 					break;
 			}
@@ -132,7 +200,11 @@ export function check(world: World): Violation[] {
 
 	violations.push(...paidStaysPaid(world, unwritten));
 	violations.push(...noRowBlocked(world));
-	for (const row of world.leftUnsettled) violations.push({ invariant: 'settledInTheEnd', detail: `${row.payout} (${row.key}) still not paid after the user followed every word (last: ${lastOutcome(world, row.payout)})` });
+	for (const row of world.leftUnsettled)
+		violations.push({
+			invariant: 'settledInTheEnd',
+			detail: `${row.payout} (${row.key}) still not paid after the user followed every word (last: ${lastOutcome(world, row.payout)})`,
+		});
 	return violations;
 }
 
@@ -150,7 +222,11 @@ function payoutOf(body: Record<string, unknown>): string {
  */
 function staleWriteLost(world: World, transferId: string, before: number): boolean {
 	if (world.processCount < 2) return false;
-	return overlappedWrites(world).some((write) => (write.wroteAt as number) < before && write.values.some((mark) => mark.includes(`:${transferId}:`) || mark === `id:${transferId}`));
+	return overlappedWrites(world).some(
+		(write) =>
+			(write.wroteAt as number) < before &&
+			write.values.some((mark) => mark.includes(`:${transferId}:`) || mark === `id:${transferId}`),
+	);
 }
 
 /** The writes another process's call overlapped (read before, wrote after): worked out once per world. */
@@ -159,8 +235,19 @@ function overlappedWrites(world: World): World['calls'] {
 	const known = overlapped.get(world);
 	if (known) return known;
 	const name = (process: string | undefined) => String(process).split('#')[0];
-	const writes = world.calls.filter((call) => call.kind !== 'count' && call.readAt !== undefined && call.wroteAt !== undefined).sort((a, b) => (a.readAt as number) - (b.readAt as number));
-	const found = writes.filter((write) => writes.some((other) => (other.readAt as number) <= (write.wroteAt as number) && (other.wroteAt as number) > (write.wroteAt as number) && name(other.by) !== name(write.by)));
+	const writes = world.calls
+		.filter(
+			(call) => call.kind !== 'count' && call.readAt !== undefined && call.wroteAt !== undefined,
+		)
+		.sort((a, b) => (a.readAt as number) - (b.readAt as number));
+	const found = writes.filter((write) =>
+		writes.some(
+			(other) =>
+				(other.readAt as number) <= (write.wroteAt as number) &&
+				(other.wroteAt as number) > (write.wroteAt as number) &&
+				name(other.by) !== name(write.by),
+		),
+	);
 	overlapped.set(world, found);
 	return found;
 }
@@ -175,8 +262,20 @@ function writerDiedSettling(world: World, transferId: string): boolean {
 	if (world.processCount < 2) return false;
 	return world.executions.some((execution) => {
 		const crashedAt = world.processes.get(execution.process)?.crashedAt;
-		const wrote = execution.outcomes.some((outcome) => (outcome.transferId ?? outcome.row.key) === transferId) || world.attempts.some((attempt) => attempt.execution === execution.id && attempt.transferId === transferId);
-		return wrote && crashedAt !== undefined && execution.endedAt !== undefined && crashedAt >= execution.endedAt && crashedAt - execution.endedAt <= WRITER_SETTLING_MS;
+		const wrote =
+			execution.outcomes.some(
+				(outcome) => (outcome.transferId ?? outcome.row.key) === transferId,
+			) ||
+			world.attempts.some(
+				(attempt) => attempt.execution === execution.id && attempt.transferId === transferId,
+			);
+		return (
+			wrote &&
+			crashedAt !== undefined &&
+			execution.endedAt !== undefined &&
+			crashedAt >= execution.endedAt &&
+			crashedAt - execution.endedAt <= WRITER_SETTLING_MS
+		);
 	});
 }
 
@@ -184,26 +283,67 @@ function writerDiedSettling(world: World, transferId: string): boolean {
 function sentOnTwoWorkers(world: World, transferId: string): boolean {
 	const name = (process: string) => process.split('#')[0];
 	const mine = world.attempts.filter((attempt) => attempt.transferId === transferId);
-	return mine.some((unanswered) => unanswered.answered === 'none' && mine.some((other) => name(other.by) !== name(unanswered.by) && other.at <= (unanswered.settledAt ?? Infinity) && (other.settledAt ?? Infinity) >= unanswered.at));
+	return mine.some(
+		(unanswered) =>
+			unanswered.answered === 'none' &&
+			mine.some(
+				(other) =>
+					name(other.by) !== name(unanswered.by) &&
+					other.at <= (unanswered.settledAt ?? Infinity) &&
+					(other.settledAt ?? Infinity) >= unanswered.at,
+			),
+	);
 }
 
 /** Queue mode: another worker ran the same payout at the same time (its lookup records "no clear answer" for a moment). */
 function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: string): boolean {
 	const name = (process: string) => process.split('#')[0];
-	return world.processCount > 1 && world.executions.some((other) => other !== execution && !other.dryRun && name(other.process) !== name(execution.process) && other.rows.some((row) => row.payout === payout) && other.startedAt <= (execution.endedAt ?? Infinity) && (other.endedAt ?? Infinity) >= execution.startedAt);
+	return (
+		world.processCount > 1 &&
+		world.executions.some(
+			(other) =>
+				other !== execution &&
+				!other.dryRun &&
+				name(other.process) !== name(execution.process) &&
+				other.rows.some((row) => row.payout === payout) &&
+				other.startedAt <= (execution.endedAt ?? Infinity) &&
+				(other.endedAt ?? Infinity) >= execution.startedAt,
+		)
+	);
 }
 
 /** A request of the payout under this Transfer ID had no clear answer by then, or was on its way (another execution sending it). */
-function doubtHasCause(world: World, execution: ExecutionRecord, outcome: RowOutcome, at: number): boolean {
+function doubtHasCause(
+	world: World,
+	execution: ExecutionRecord,
+	outcome: RowOutcome,
+	at: number,
+): boolean {
 	const to = world.payouts.get(outcome.row.payout)?.to;
 	const transferId = outcome.transferId ?? outcome.row.key;
-	const unanswered = world.attempts.some((attempt) => attempt.transferId === transferId && payoutOf(attempt.body) === to && attempt.at <= at && (attempt.answered === 'none' || (attempt.settledAt ?? Infinity) > at));
-	const sendingElsewhere = world.executions.some((other) => other !== execution && !other.dryRun && other.startedAt <= at && (other.endedAt ?? Infinity) >= execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
+	const unanswered = world.attempts.some(
+		(attempt) =>
+			attempt.transferId === transferId &&
+			payoutOf(attempt.body) === to &&
+			attempt.at <= at &&
+			(attempt.answered === 'none' || (attempt.settledAt ?? Infinity) > at),
+	);
+	const sendingElsewhere = world.executions.some(
+		(other) =>
+			other !== execution &&
+			!other.dryRun &&
+			other.startedAt <= at &&
+			(other.endedAt ?? Infinity) >= execution.startedAt &&
+			other.rows.some((row) => row.payout === outcome.row.payout),
+	);
 	return unanswered || sendingElsewhere;
 }
 
 /** Rows read anything but ALREADY_SUBMITTED after an earlier run, its answers written, reported them paid under that Transfer ID. */
-function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => boolean): Violation[] {
+function paidStaysPaid(
+	world: World,
+	unwritten: (execution: ExecutionRecord) => boolean,
+): Violation[] {
 	const reportedPaid = new Map<string, { from: number; writtenBy: number; node: string }>();
 	for (const execution of world.executions) {
 		if (execution.dryRun || execution.endedAt === undefined || unwritten(execution)) continue;
@@ -211,20 +351,45 @@ function paidStaysPaid(world: World, unwritten: (execution: ExecutionRecord) => 
 			if (!PAID.includes(outcome.status)) continue;
 			const id = `${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`;
 			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
-			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity)) reportedPaid.set(id, { from: execution.startedAt, writtenBy, node: outcome.node });
+			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity))
+				reportedPaid.set(id, { from: execution.startedAt, writtenBy, node: outcome.node });
 		}
 	}
 	const violations: Violation[] = [];
 	for (const execution of world.executions) {
 		if (execution.dryRun) continue;
 		for (const outcome of execution.outcomes) {
-			const paid = reportedPaid.get(`${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`);
-			if (!paid || execution.startedAt <= paid.writtenBy || outcome.status === 'ALREADY_SUBMITTED' || outcome.status === 'DRY_RUN') continue;
+			const paid = reportedPaid.get(
+				`${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`,
+			);
+			if (
+				!paid ||
+				execution.startedAt <= paid.writtenBy ||
+				outcome.status === 'ALREADY_SUBMITTED' ||
+				outcome.status === 'DRY_RUN'
+			)
+				continue;
 			// Stop before the run reached the row: "Not sent", true.
-			if (execution.stoppedAt !== undefined && outcome.status === 'ERROR' && /stopped/i.test(outcome.message ?? '')) continue;
-			const askedAtCrash = world.executions.some((other) => other !== execution && unwritten(other) && other.startedAt >= paid.from && other.startedAt < execution.startedAt && other.rows.some((row) => row.payout === outcome.row.payout));
+			if (
+				execution.stoppedAt !== undefined &&
+				outcome.status === 'ERROR' &&
+				/stopped/i.test(outcome.message ?? '')
+			)
+				continue;
+			const askedAtCrash = world.executions.some(
+				(other) =>
+					other !== execution &&
+					unwritten(other) &&
+					other.startedAt >= paid.from &&
+					other.startedAt < execution.startedAt &&
+					other.rows.some((row) => row.payout === outcome.row.payout),
+			);
 			const id = outcome.transferId ?? outcome.row.key;
-			const elsewhere = staleWriteLost(world, id, execution.startedAt) || lookedUpElsewhere(world, execution, outcome.row.payout) || writerDiedSettling(world, id) || sentOnTwoWorkers(world, id);
+			const elsewhere =
+				staleWriteLost(world, id, execution.startedAt) ||
+				lookedUpElsewhere(world, execution, outcome.row.payout) ||
+				writerDiedSettling(world, id) ||
+				sentOnTwoWorkers(world, id);
 			violations.push({
 				invariant: askedAtCrash ? 'askedAtCrash' : elsewhere ? 'acrossProcesses' : 'paidStaysPaid',
 				detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid; its requests: ${attemptsOf(world, outcome.transferId ?? outcome.row.key)}`,
@@ -239,38 +404,72 @@ function noRowBlocked(world: World): Violation[] {
 	const violations: Violation[] = [];
 	for (const execution of world.executions) {
 		// A batch with an invalid row is refused whole, before the first request (a promise of its own: a bad row moves no money).
-		if (execution.dryRun || execution.endedAt === undefined || execution.crashed || execution.stoppedAt !== undefined || execution.error?.nothingSent) continue;
+		if (
+			execution.dryRun ||
+			execution.endedAt === undefined ||
+			execution.crashed ||
+			execution.stoppedAt !== undefined ||
+			execution.error?.nothingSent
+		)
+			continue;
 		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
 		// Execute Once: n8n hands the node the first row only.
-		const reached = world.workflow.pay.settings.executeOnce ? execution.rows.slice(0, 1) : execution.rows;
+		const reached = world.workflow.pay.settings.executeOnce
+			? execution.rows.slice(0, 1)
+			: execution.rows;
 		const blocked = reached.filter((row, index) => {
 			const to = world.payouts.get(row.payout)?.to;
 			if (mine.some((attempt) => payoutOf(attempt.body) === to)) return false;
-			if (execution.outcomes.some((outcome) => outcome.row === row) || execution.claimAnswers.some((claimed) => claimed.row === row)) return false;
+			if (
+				execution.outcomes.some((outcome) => outcome.row === row) ||
+				execution.claimAnswers.some((claimed) => claimed.row === row)
+			)
+				return false;
 			return execution.error?.itemIndex !== index;
 		});
 		if (blocked.length === 0) continue;
 		// The service looked down (rows in a row without an answer), or refused the whole account: the run said so and stopped.
 		const down = mine.length >= 3 && mine.slice(-3).every((attempt) => attempt.answered === 'none');
-		const account = /balance|token|not enabled|whitelist/i.test(`${execution.error?.message ?? ''} ${execution.outcomes.map((outcome) => outcome.message).join(' ')}`);
-		violations.push({ invariant: down || account ? 'serviceDown' : 'noRowBlocked', detail: `${execution.id}: ${blocked.length} of ${execution.rows.length} rows neither sent nor answered (${blocked.slice(0, 5).map((row) => row.payout).join(', ')}${blocked.length > 5 ? ', …' : ''}); the run ended ${execution.error ? `with ${execution.error.message}` : 'without an error'}` });
+		const account = /balance|token|not enabled|whitelist/i.test(
+			`${execution.error?.message ?? ''} ${execution.outcomes.map((outcome) => outcome.message).join(' ')}`,
+		);
+		violations.push({
+			invariant: down || account ? 'serviceDown' : 'noRowBlocked',
+			detail: `${execution.id}: ${blocked.length} of ${execution.rows.length} rows neither sent nor answered (${blocked
+				.slice(0, 5)
+				.map((row) => row.payout)
+				.join(
+					', ',
+				)}${blocked.length > 5 ? ', …' : ''}); the run ended ${execution.error ? `with ${execution.error.message}` : 'without an error'}`,
+		});
 	}
 	return violations;
 }
 
 function describe(world: World, transferId: string): string {
 	const bookings = world.service.bookings.filter((booking) => booking.transferId === transferId);
-	return bookings.length === 0 ? 'nothing' : bookings.map((booking) => `${booking.amount} to ${booking.to} ${booking.status}`).join(', ');
+	return bookings.length === 0
+		? 'nothing'
+		: bookings.map((booking) => `${booking.amount} to ${booking.to} ${booking.status}`).join(', ');
 }
 
 function attemptsOf(world: World, transferId: string): string {
 	const attempts = world.attempts.filter((attempt) => attempt.transferId === transferId);
-	return attempts.length === 0 ? 'none' : attempts.map((attempt) => `${attempt.execution}@${attempt.at - 1_700_000_000_000} ${attempt.fault}→${attempt.booked ? 'booked' : attempt.arrived ? 'refused' : 'lost'}/${attempt.answered}`).join(', ');
+	return attempts.length === 0
+		? 'none'
+		: attempts
+				.map(
+					(attempt) =>
+						`${attempt.execution}@${attempt.at - 1_700_000_000_000} ${attempt.fault}→${attempt.booked ? 'booked' : attempt.arrived ? 'refused' : 'lost'}/${attempt.answered}`,
+				)
+				.join(', ');
 }
 
 function lastOutcome(world: World, payout: string): string {
 	for (const execution of [...world.executions].reverse()) {
-		const outcome = [...execution.outcomes].reverse().find((candidate) => candidate.row.payout === payout);
+		const outcome = [...execution.outcomes]
+			.reverse()
+			.find((candidate) => candidate.row.payout === payout);
 		if (outcome) return `${outcome.status}: ${outcome.message ?? ''}`;
 	}
 	return 'none';

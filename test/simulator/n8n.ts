@@ -12,7 +12,19 @@ process.env.N8N_LOG_LEVEL ??= 'silent';
  */
 import { Container } from '@n8n/di';
 import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions, INode, INodeExecutionData, INodeType, INodeTypes, IRun, IWorkflowExecuteAdditionalData, IConnections, IDataDeduplicator } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+	IDataDeduplicator,
+} from 'n8n-workflow';
 import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 /** What the network needs of a request, and what it gives back. */
@@ -55,7 +67,8 @@ function installOnce() {
 	installed = true;
 	// n8n's database as the world holds it: n8n-core takes one store per process.
 	const store: IDataDeduplicator = {
-		checkProcessedAndRecord: async (...args) => await world().store.checkProcessedAndRecord(...args),
+		checkProcessedAndRecord: async (...args) =>
+			await world().store.checkProcessedAndRecord(...args),
 		removeProcessed: async (...args) => await world().store.removeProcessed(...args),
 		clearAllProcessedItems: async (...args) => await world().store.clearAllProcessedItems(...args),
 		getProcessedDataCount: async (...args) => await world().store.getProcessedDataCount(...args),
@@ -87,17 +100,45 @@ function axiosOfN8n(): Axios {
 function simulatedAdapter(axios: Axios) {
 	return async (config: import('axios').InternalAxiosRequestConfig) => {
 		const url = axios.getUri(config);
-		const body = typeof config.data === 'string' ? config.data : config.data === undefined ? undefined : JSON.stringify(config.data);
+		const body =
+			typeof config.data === 'string'
+				? config.data
+				: config.data === undefined
+					? undefined
+					: JSON.stringify(config.data);
 		try {
-			const answer = await world().send({ method: String(config.method ?? 'get').toUpperCase(), url, body, timeoutMs: config.timeout ?? 0, signal: config.signal as AbortSignal | undefined });
-			const response = { data: answer.body, status: answer.status, statusText: String(answer.status), headers: { 'content-type': 'application/json' }, config, request: {} };
-			const valid = config.validateStatus ? config.validateStatus(answer.status) : answer.status >= 200 && answer.status < 300;
-			if (!valid) throw new axios.AxiosError(`Request failed with status code ${answer.status}`, answer.status >= 500 ? 'ERR_BAD_RESPONSE' : 'ERR_BAD_REQUEST', config, {}, response as never);
+			const answer = await world().send({
+				method: String(config.method ?? 'get').toUpperCase(),
+				url,
+				body,
+				timeoutMs: config.timeout ?? 0,
+				signal: config.signal as AbortSignal | undefined,
+			});
+			const response = {
+				data: answer.body,
+				status: answer.status,
+				statusText: String(answer.status),
+				headers: { 'content-type': 'application/json' },
+				config,
+				request: {},
+			};
+			const valid = config.validateStatus
+				? config.validateStatus(answer.status)
+				: answer.status >= 200 && answer.status < 300;
+			if (!valid)
+				throw new axios.AxiosError(
+					`Request failed with status code ${answer.status}`,
+					answer.status >= 500 ? 'ERR_BAD_RESPONSE' : 'ERR_BAD_REQUEST',
+					config,
+					{},
+					response as never,
+				);
 			return response;
 		} catch (error) {
 			if (error instanceof axios.AxiosError) throw error;
 			if (error instanceof WireError) {
-				if (error.code === 'ERR_CANCELED') throw new axios.CanceledError(undefined, undefined, config);
+				if (error.code === 'ERR_CANCELED')
+					throw new axios.CanceledError(undefined, undefined, config);
 				throw new axios.AxiosError(error.message, error.code, config, {});
 			}
 			throw error;
@@ -114,7 +155,10 @@ export function nodeTypesOf(nodes: Record<string, INodeType>): INodeTypes {
 			if (!node) throw new Error(`Unknown node type ${type}`);
 			return node;
 		},
-		getKnownTypes: () => Object.fromEntries(Object.keys(nodes).map((type) => [type, { className: type, sourcePath: '' }])),
+		getKnownTypes: () =>
+			Object.fromEntries(
+				Object.keys(nodes).map((type) => [type, { className: type, sourcePath: '' }]),
+			),
 	};
 }
 
@@ -132,8 +176,18 @@ class SimCredentials extends ICredentialsHelper {
 	async runPreAuthentication() {
 		return undefined;
 	}
-	async authenticate(credentials: ICredentialDataDecryptedObject, _type: string, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return { ...requestOptions, headers: { ...(requestOptions.headers ?? {}), Authorization: `Bearer ${String(credentials.accessToken)}` } };
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		_type: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return {
+			...requestOptions,
+			headers: {
+				...(requestOptions.headers ?? {}),
+				Authorization: `Bearer ${String(credentials.accessToken)}`,
+			},
+		};
 	}
 	async preAuthentication() {
 		return undefined;
@@ -172,8 +226,25 @@ export interface EngineExecution {
 
 /** Runs a workflow through n8n's own engine, as n8n does for a saved workflow (its settings: none, UTC). */
 export function runInN8n(execution: EngineExecution): EngineRun {
-	const workflow = new Workflow({ id: execution.workflowId, nodes: execution.nodes, connections: execution.connections, nodeTypes: execution.nodeTypes, active: true, settings: { timezone: 'UTC', executionOrder: 'v1' } });
-	const hooks = new ExecutionLifecycleHooks(execution.mode, execution.executionId, { id: execution.workflowId, name: 'simulated', nodes: execution.nodes, connections: execution.connections, active: true, isArchived: false, createdAt: new Date(), updatedAt: new Date(), activeVersionId: null } as never);
+	const workflow = new Workflow({
+		id: execution.workflowId,
+		nodes: execution.nodes,
+		connections: execution.connections,
+		nodeTypes: execution.nodeTypes,
+		active: true,
+		settings: { timezone: 'UTC', executionOrder: 'v1' },
+	});
+	const hooks = new ExecutionLifecycleHooks(execution.mode, execution.executionId, {
+		id: execution.workflowId,
+		name: 'simulated',
+		nodes: execution.nodes,
+		connections: execution.connections,
+		active: true,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		activeVersionId: null,
+	} as never);
 	let finish!: (run: IRun) => void;
 	const done = new Promise<IRun>((resolve) => (finish = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
@@ -200,21 +271,31 @@ export function runInN8n(execution: EngineExecution): EngineRun {
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const first = execution.nodes[0];
 	const items: INodeExecutionData[] = execution.input.map((json) => ({ json }));
-	const runExecutionData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node: first, data: { main: [items] }, source: null }] } });
-	const running = new WorkflowExecute(additionalData, execution.mode, runExecutionData).processRunExecutionData(workflow);
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node: first, data: { main: [items] }, source: null }] },
+	});
+	const running = new WorkflowExecute(
+		additionalData,
+		execution.mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	running.catch(() => undefined);
 	return { done, stop: () => running.cancel() };
 }
 
 /** What one node put out in a run: its first run's outputs (main and, with the error output, the second). */
 export function outputsOf(run: IRun, nodeName: string): INodeExecutionData[][] | undefined {
-	return run.data.resultData.runData[nodeName]?.[0]?.data?.main as INodeExecutionData[][] | undefined;
+	return run.data.resultData.runData[nodeName]?.[0]?.data?.main as
+		| INodeExecutionData[][]
+		| undefined;
 }
 
 /** n8n-core starts a 60 s timer on first use: not in a simulated world. */
 export function ensureNoEngineTimers() {
 	for (const token of ['SSHClientsManager']) {
-		const found = [...((Container as unknown as { instances?: Map<unknown, unknown> }).instances?.keys() ?? [])].find((key) => (key as { name?: string })?.name === token);
+		const found = [
+			...((Container as unknown as { instances?: Map<unknown, unknown> }).instances?.keys() ?? []),
+		].find((key) => (key as { name?: string })?.name === token);
 		if (found) (Container.get(found as never) as { onShutdown?: () => void }).onShutdown?.();
 	}
 }

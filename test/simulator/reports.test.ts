@@ -8,10 +8,13 @@ import { brokenOf, simulate } from './run';
 
 jest.setTimeout(10 * 60 * 1000);
 
-test.each(['38.1', '38.2', '38.3', '38.4', '38.5', '38.6', '38.7'])('report %s, scripted, holds for 20 seeds', async (report) => {
-	const summary = await simulate('--report', report, '--schedules', '20', '--seed', '1');
-	expect(brokenOf(summary)).toEqual([]);
-});
+test.each(['38.1', '38.2', '38.3', '38.4', '38.5', '38.6', '38.7'])(
+	'report %s, scripted, holds for 20 seeds',
+	async (report) => {
+		const summary = await simulate('--report', report, '--schedules', '20', '--seed', '1');
+		expect(brokenOf(summary)).toEqual([]);
+	},
+);
 
 test('10,000 keyed top-ups through faults and two kills of n8n, run again after each restart: every top-up paid once', async () => {
 	const summary = await simulate('--report', 'reach', '--schedules', '1', '--seed', '1');

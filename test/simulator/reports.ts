@@ -33,15 +33,47 @@ const fast: Timing = {
 	bank: (random) => ({ afterMs: random.int(100, 2000), pays: true }),
 };
 
-const settings = (changes: Partial<NodeSettings> = {}): NodeSettings => ({ retryOnFail: false, maxTries: 3, waitBetweenTries: 0, onError: 'continueRegularOutput', alwaysOutputData: false, executeOnce: false, ...changes });
+const settings = (changes: Partial<NodeSettings> = {}): NodeSettings => ({
+	retryOnFail: false,
+	maxTries: 3,
+	waitBetweenTries: 0,
+	onError: 'continueRegularOutput',
+	alwaysOutputData: false,
+	executeOnce: false,
+	...changes,
+});
 
-function workflow(operation: WorkflowSetup['operation'], keyMode: KeyMode, options: Record<string, unknown> = {}, node: Partial<NodeSettings> = {}, retryBranch = false): WorkflowSetup {
-	const pay = { operation, options: { dashboardStatus: '={{ $json.dashboardStatus }}', ...options }, settings: settings(node) };
-	return { operation, keyMode: operation === 'internalTransfer' ? keyMode : 'transferId', pay, ...(retryBranch ? { payAgain: { ...pay, settings: settings() } } : {}) };
+function workflow(
+	operation: WorkflowSetup['operation'],
+	keyMode: KeyMode,
+	options: Record<string, unknown> = {},
+	node: Partial<NodeSettings> = {},
+	retryBranch = false,
+): WorkflowSetup {
+	const pay = {
+		operation,
+		options: { dashboardStatus: '={{ $json.dashboardStatus }}', ...options },
+		settings: settings(node),
+	};
+	return {
+		operation,
+		keyMode: operation === 'internalTransfer' ? keyMode : 'transferId',
+		pay,
+		...(retryBranch ? { payAgain: { ...pay, settings: settings() } } : {}),
+	};
 }
 
 /** Runs a script in a world, then lets the user follow the node's words to the end; the invariants. */
-async function scripted(seed: number, setup: WorkflowSetup, script: (world: World, user: User, rows: Row[]) => Promise<void>, { payouts = 1, timing = fast, amount }: { payouts?: number; timing?: Timing; amount?: (index: number) => string } = {}) {
+async function scripted(
+	seed: number,
+	setup: WorkflowSetup,
+	script: (world: World, user: User, rows: Row[]) => Promise<void>,
+	{
+		payouts = 1,
+		timing = fast,
+		amount,
+	}: { payouts?: number; timing?: Timing; amount?: (index: number) => string } = {},
+) {
 	const world = new World(seed, timing, setup);
 	world.traceStore = traceStore;
 	const user = new User(world);
@@ -49,7 +81,10 @@ async function scripted(seed: number, setup: WorkflowSetup, script: (world: Worl
 	try {
 		world.start('p1');
 		const rows = Array.from({ length: payouts }, (_, index) => {
-			const payout = world.payout(`P${index + 1}`, amount?.(index) ?? `${(10 + (index % 900)).toFixed(2)}`);
+			const payout = world.payout(
+				`P${index + 1}`,
+				amount?.(index) ?? `${(10 + (index % 900)).toFixed(2)}`,
+			);
 			user.want(payout.id, `k${index + 1}`);
 			return user.rowOf(payout.id);
 		});
@@ -75,7 +110,8 @@ async function followToTheEnd(world: World, user: User, rounds = 6) {
 		if (rows.length === 0) {
 			// The user waits, as told, before settling from the dashboard.
 			const wakesAt = user.wakesAt();
-			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
+			if (wakesAt !== undefined)
+				world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
 			await world.settle();
 			round--;
 			if (++waits > 50) break;
@@ -89,126 +125,206 @@ async function followToTheEnd(world: World, user: User, rounds = 6) {
 }
 
 /** Faults for the requests of a script, in the order they are sent (then none). */
-const inTurn = (...faults: Fault[]) => () => faults.shift();
+const inTurn =
+	(...faults: Fault[]) =>
+	() =>
+		faults.shift();
 
 export const reports: Record<string, Report> = {
 	'38.1': {
-		title: 'Claim Held by an Earlier Step with Retry On Fail: n8n runs the node again after an error item, and a paid row is sent again',
+		title:
+			'Claim Held by an Earlier Step with Retry On Fail: n8n runs the node again after an error item, and a paid row is sent again',
 		run: async (seed) =>
-			await scripted(seed, workflow('internalTransfer', 'transferId', { claimHeldEarlier: true }, { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 }), async (world, user, rows) => {
-				// A batch [refused row, paid row]; the refusal clears once the account is fixed.
-				let refusals = 1;
-				world.verdictOf = ({ body }) => (body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined);
-				world.execute('p1', rows);
-				await world.settle();
-				// An event whose first answer is lost: the error item is the first, n8n runs the node again.
-				world.payout('E1', '42.00');
-				user.want('E1', 'evt_42');
-				let lost = 1;
-				world.faultOf = ({ transferId }) => (transferId === 'evt_42' && lost-- > 0 ? 'lostAfter' : undefined);
-				world.execute('p1', [user.rowOf('E1')], { mode: 'webhook' });
-			}, { payouts: 2 }),
+			await scripted(
+				seed,
+				workflow(
+					'internalTransfer',
+					'transferId',
+					{ claimHeldEarlier: true },
+					{ retryOnFail: true, maxTries: 3, waitBetweenTries: 10 },
+				),
+				async (world, user, rows) => {
+					// A batch [refused row, paid row]; the refusal clears once the account is fixed.
+					let refusals = 1;
+					world.verdictOf = ({ body }) =>
+						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
+					world.execute('p1', rows);
+					await world.settle();
+					// An event whose first answer is lost: the error item is the first, n8n runs the node again.
+					world.payout('E1', '42.00');
+					user.want('E1', 'evt_42');
+					let lost = 1;
+					world.faultOf = ({ transferId }) =>
+						transferId === 'evt_42' && lost-- > 0 ? 'lostAfter' : undefined;
+					world.execute('p1', [user.rowOf('E1')], { mode: 'webhook' });
+				},
+				{ payouts: 2 },
+			),
 	},
 	'38.2': {
-		title: 'Settling a standard transfer: the settle run re-sends, its answer is lost, and the same column again reads "it did not pay": the new Transfer ID pays it twice',
+		title:
+			'Settling a standard transfer: the settle run re-sends, its answer is lost, and the same column again reads "it did not pay": the new Transfer ID pays it twice',
 		run: async (seed) =>
-			await scripted(seed, workflow('standardTransfer', 'transferId', {}, { retryOnFail: seed % 2 === 0, maxTries: 2 }), async (world, user, rows) => {
-				world.faultOf = inTurn('lostBefore', 'lostAfter');
-				world.execute('p1', rows);
-				await world.settle();
-				// The user settles from the dashboard (its export says NOT_FOUND), and runs that again.
-				for (let round = 0; round < 2; round++) {
-					user.follow();
-					world.execute('p1', user.open());
+			await scripted(
+				seed,
+				workflow(
+					'standardTransfer',
+					'transferId',
+					{},
+					{ retryOnFail: seed % 2 === 0, maxTries: 2 },
+				),
+				async (world, user, rows) => {
+					world.faultOf = inTurn('lostBefore', 'lostAfter');
+					world.execute('p1', rows);
 					await world.settle();
-				}
-			}),
+					// The user settles from the dashboard (its export says NOT_FOUND), and runs that again.
+					for (let round = 0; round < 2; round++) {
+						user.follow();
+						world.execute('p1', user.open());
+						await world.settle();
+					}
+				},
+			),
 	},
 	'38.3': {
-		title: 'A retry branch: a second Payouts Transfer node on the error output pays an internal transfer the first left in doubt',
+		title:
+			'A retry branch: a second Payouts Transfer node on the error output pays an internal transfer the first left in doubt',
 		run: async (seed) =>
-			await scripted(seed, workflow('internalTransfer', seed % 2 === 0 ? 'transferId' : 'topUpKey', {}, { onError: 'continueErrorOutput' }, true), async (world, _user, rows) => {
-				world.faultOf = inTurn('lostAfter');
-				world.execute('p1', rows);
-			}),
+			await scripted(
+				seed,
+				workflow(
+					'internalTransfer',
+					seed % 2 === 0 ? 'transferId' : 'topUpKey',
+					{},
+					{ onError: 'continueErrorOutput' },
+					true,
+				),
+				async (world, _user, rows) => {
+					world.faultOf = inTurn('lostAfter');
+					world.execute('p1', rows);
+				},
+			),
 	},
 	'38.4': {
 		title: 'Stop during a Requests Per Second wait: a row never sent reads UNKNOWN',
 		run: async (seed) =>
-			await scripted(seed, workflow('internalTransfer', 'topUpKey', { requestsPerSecond: 1, concurrency: 1 }), async (world, _user, rows) => {
-				world.execute('p1', rows, { stopAfter: 400 + (seed % 400) });
-			}, { payouts: 3 }),
+			await scripted(
+				seed,
+				workflow('internalTransfer', 'topUpKey', { requestsPerSecond: 1, concurrency: 1 }),
+				async (world, _user, rows) => {
+					world.execute('p1', rows, { stopAfter: 400 + (seed % 400) });
+				},
+				{ payouts: 3 },
+			),
 	},
 	'38.5': {
 		title: '1.005 is not what is paid: three decimals are sent and the service books 1.01',
 		run: async (seed) =>
-			await scripted(seed, workflow(seed % 2 === 0 ? 'cardTransfer' : 'internalTransfer', 'topUpKey'), async (world, _user, rows) => {
-				world.execute('p1', rows);
-			}, { amount: () => '1.005' }),
+			await scripted(
+				seed,
+				workflow(seed % 2 === 0 ? 'cardTransfer' : 'internalTransfer', 'topUpKey'),
+				async (world, _user, rows) => {
+					world.execute('p1', rows);
+				},
+				{ amount: () => '1.005' },
+			),
 	},
 	'38.6': {
-		title: 'A row that needs a person blocks the rest: n8n killed mid-batch, the batch run again as the docs say stops at the first row in doubt',
+		title:
+			'A row that needs a person blocks the rest: n8n killed mid-batch, the batch run again as the docs say stops at the first row in doubt',
 		run: async (seed) =>
-			await scripted(seed, workflow('standardTransfer', 'transferId', { concurrency: 2 }, { onError: 'stopWorkflow' }), async (world, user, rows) => {
-				world.execute('p1', rows);
-				await world.clock.run(() => world.attempts.length >= 6 + (seed % 4));
-				world.crash('p1');
-				await world.settle();
-				world.start('p1');
-				// The batch again, as the docs say: every row not paid must be sent; the rows in doubt are listed.
-				world.execute('p1', rows);
-				await world.settle();
-				world.leftUnsettled = [];
-				void user;
-			}, { payouts: 20, timing: { ...fast, network: (random) => random.int(20, 60) } }),
-	},
-	'38.7': {
-		title: 'Queue mode, standard, the schedule of seed 20262784 that broke a promise in the simulator of 65f3c3a: one event delivered on two workers at once, one worker killed, requests lost; a row reported paid reads UNKNOWN later',
-		run: async (seed) =>
-			await scripted(seed, workflow('standardTransfer', 'transferId', { concurrency: 3 }), async (world, user, rows) => {
-				world.start('p2');
-				world.start('p3');
-				const [k1, k2, , k4] = rows;
-				// Requests booked and answered with a 500 page (one of them pending, later failed at the bank).
-				const lost: Record<string, Fault> = { 'e5:k1': 'error5xxAfter', 'e5:k4': 'error5xxAfter', 'e6:k4': 'error5xxAfter' };
-				world.faultOf = ({ transferId, execution }) => lost[`${execution}:${transferId}`];
-				world.verdictOf = ({ transferId, execution }) => (execution === 'e5' && transferId === 'k1' ? 'pending' : undefined);
-				const at = (ms: number, work: () => void) => world.clock.after(ms + world.random.int(0, 20), work, 'world');
-				at(0, () => world.execute('p2', [k4], { mode: 'webhook' }));
-				at(0, () => world.execute('p1', [k4], { mode: 'webhook' }));
-				at(59, () => world.execute('p1', [k2], { mode: 'webhook' }));
-				at(1025, () => world.execute('p3', [k4], { mode: 'webhook' }));
-				// In the schedule of 65f3c3a the paying worker died 1.2 s after paying; here a little later, once it had time to make its writes again.
-				at(1700, () => world.crash('p1'));
-				at(1760, () => world.start('p1'));
-				at(1516, () => world.execute('p3', [k1, k2, k4]));
-				at(1864, () => world.execute('p1', [k4], { mode: 'webhook' }));
-				at(1944, () => world.execute('p2', [k2], { mode: 'webhook' }));
-				at(2320, () => world.execute('p1', [k2], { mode: 'webhook' }));
-				at(3378, () => world.execute('p1', [k4, k2, k1]));
-				// Long after, on every worker in turn: a row reported paid reads ALREADY_SUBMITTED.
-				['p1', 'p2', 'p3'].forEach((name, turn) => at(20_000 + 3_000 * turn, () => world.execute(name, [k4, k2], { mode: 'webhook' })));
-				void user;
-			}, { payouts: 4, timing: { ...fast, bank: () => ({ afterMs: 2000, pays: false }) } }),
-	},
-	reach: {
-		title: 'At the size users run: 10,000 keyed top-ups through faults and two kills, the batch run again after each restart, the rows in doubt settled from the dashboard',
-		run: async (seed) => {
-			const faulty: Timing = { ...fast, fault: (random) => (random.chance(0.02) ? random.pick(['lostAfter', 'lostBefore', 'error5xxAfter', 'error5xxBefore'] as Fault[]) : 'none'), verdict: (random) => (random.chance(0.01) ? 'refuse' : 'pay') as Verdict };
-			return await scripted(seed, workflow('internalTransfer', 'topUpKey', { concurrency: 5 }), async (world, user, rows) => {
-				for (const kill of [3000, 7000]) {
+			await scripted(
+				seed,
+				workflow('standardTransfer', 'transferId', { concurrency: 2 }, { onError: 'stopWorkflow' }),
+				async (world, user, rows) => {
 					world.execute('p1', rows);
-					await world.clock.run(() => world.attempts.length >= kill);
+					await world.clock.run(() => world.attempts.length >= 6 + (seed % 4));
 					world.crash('p1');
 					await world.settle();
 					world.start('p1');
-				}
-				for (let round = 0; round < 2; round++) {
+					// The batch again, as the docs say: every row not paid must be sent; the rows in doubt are listed.
 					world.execute('p1', rows);
 					await world.settle();
-				}
-				void user;
-			}, { payouts: 10_000, timing: faulty });
+					world.leftUnsettled = [];
+					void user;
+				},
+				{ payouts: 20, timing: { ...fast, network: (random) => random.int(20, 60) } },
+			),
+	},
+	'38.7': {
+		title:
+			'Queue mode, standard, the schedule of seed 20262784 that broke a promise in the simulator of 65f3c3a: one event delivered on two workers at once, one worker killed, requests lost; a row reported paid reads UNKNOWN later',
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('standardTransfer', 'transferId', { concurrency: 3 }),
+				async (world, user, rows) => {
+					world.start('p2');
+					world.start('p3');
+					const [k1, k2, , k4] = rows;
+					// Requests booked and answered with a 500 page (one of them pending, later failed at the bank).
+					const lost: Record<string, Fault> = {
+						'e5:k1': 'error5xxAfter',
+						'e5:k4': 'error5xxAfter',
+						'e6:k4': 'error5xxAfter',
+					};
+					world.faultOf = ({ transferId, execution }) => lost[`${execution}:${transferId}`];
+					world.verdictOf = ({ transferId, execution }) =>
+						execution === 'e5' && transferId === 'k1' ? 'pending' : undefined;
+					const at = (ms: number, work: () => void) =>
+						world.clock.after(ms + world.random.int(0, 20), work, 'world');
+					at(0, () => world.execute('p2', [k4], { mode: 'webhook' }));
+					at(0, () => world.execute('p1', [k4], { mode: 'webhook' }));
+					at(59, () => world.execute('p1', [k2], { mode: 'webhook' }));
+					at(1025, () => world.execute('p3', [k4], { mode: 'webhook' }));
+					// In the schedule of 65f3c3a the paying worker died 1.2 s after paying; here a little later, once it had time to make its writes again.
+					at(1700, () => world.crash('p1'));
+					at(1760, () => world.start('p1'));
+					at(1516, () => world.execute('p3', [k1, k2, k4]));
+					at(1864, () => world.execute('p1', [k4], { mode: 'webhook' }));
+					at(1944, () => world.execute('p2', [k2], { mode: 'webhook' }));
+					at(2320, () => world.execute('p1', [k2], { mode: 'webhook' }));
+					at(3378, () => world.execute('p1', [k4, k2, k1]));
+					// Long after, on every worker in turn: a row reported paid reads ALREADY_SUBMITTED.
+					['p1', 'p2', 'p3'].forEach((name, turn) =>
+						at(20_000 + 3_000 * turn, () => world.execute(name, [k4, k2], { mode: 'webhook' })),
+					);
+					void user;
+				},
+				{ payouts: 4, timing: { ...fast, bank: () => ({ afterMs: 2000, pays: false }) } },
+			),
+	},
+	reach: {
+		title:
+			'At the size users run: 10,000 keyed top-ups through faults and two kills, the batch run again after each restart, the rows in doubt settled from the dashboard',
+		run: async (seed) => {
+			const faulty: Timing = {
+				...fast,
+				fault: (random) =>
+					random.chance(0.02)
+						? random.pick(['lostAfter', 'lostBefore', 'error5xxAfter', 'error5xxBefore'] as Fault[])
+						: 'none',
+				verdict: (random) => (random.chance(0.01) ? 'refuse' : 'pay') as Verdict,
+			};
+			return await scripted(
+				seed,
+				workflow('internalTransfer', 'topUpKey', { concurrency: 5 }),
+				async (world, user, rows) => {
+					for (const kill of [3000, 7000]) {
+						world.execute('p1', rows);
+						await world.clock.run(() => world.attempts.length >= kill);
+						world.crash('p1');
+						await world.settle();
+						world.start('p1');
+					}
+					for (let round = 0; round < 2; round++) {
+						world.execute('p1', rows);
+						await world.settle();
+					}
+					void user;
+				},
+				{ payouts: 10_000, timing: faulty },
+			);
 		},
 	},
 };

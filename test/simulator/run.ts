@@ -14,17 +14,26 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Runs the simulator's command line; its summary, and what it printed for a failure. */
 export async function simulate(...args: string[]): Promise<Summary & { printed: string }> {
 	return await new Promise((resolve, reject) => {
-		execFile(process.execPath, ['--import', 'tsx', path.join(__dirname, 'cli.ts'), ...args, '--json'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-			const last = stdout.trim().split('\n').pop() ?? '';
-			try {
-				resolve({ ...(JSON.parse(last) as Summary), printed: stdout.slice(0, 20000) });
-			} catch {
-				reject(new Error(`the simulator ended without its summary (${error?.message ?? 'no error'}): ${stderr.slice(-3000)}${stdout.slice(-3000)}`));
-			}
-		});
+		execFile(
+			process.execPath,
+			['--import', 'tsx', path.join(__dirname, 'cli.ts'), ...args, '--json'],
+			{ cwd: ROOT, maxBuffer: 256 * 1024 * 1024 },
+			(error, stdout, stderr) => {
+				const last = stdout.trim().split('\n').pop() ?? '';
+				try {
+					resolve({ ...(JSON.parse(last) as Summary), printed: stdout.slice(0, 20000) });
+				} catch {
+					reject(
+						new Error(
+							`the simulator ended without its summary (${error?.message ?? 'no error'}): ${stderr.slice(-3000)}${stdout.slice(-3000)}`,
+						),
+					);
+				}
+			},
+		);
 	});
 }
 
 /** The schedules that broke a promise, as the simulator printed them. */
-export const brokenOf = (summary: Summary & { printed: string }) => (summary.failed.length === 0 ? [] : [summary.printed]);
-
+export const brokenOf = (summary: Summary & { printed: string }) =>
+	summary.failed.length === 0 ? [] : [summary.printed];

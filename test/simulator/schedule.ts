@@ -22,8 +22,21 @@ import { Random, World } from './world';
 
 /** What a user or n8n does, at `at` ms after the previous action. */
 export type Action =
-	| { kind: 'batch'; payouts: number[]; process: number; at: number; dryRun: boolean; stopAfter?: number }
-	| { kind: 'event'; payout: number; process: number; at: number; again?: { process: number; after: number } }
+	| {
+			kind: 'batch';
+			payouts: number[];
+			process: number;
+			at: number;
+			dryRun: boolean;
+			stopAfter?: number;
+	  }
+	| {
+			kind: 'event';
+			payout: number;
+			process: number;
+			at: number;
+			again?: { process: number; after: number };
+	  }
 	| { kind: 'crash'; process: number; at: number; restartAfter: number }
 	| { kind: 'follow'; at: number }
 	| { kind: 'retry'; at: number };
@@ -55,15 +68,32 @@ const FAULTS: Array<[Fault, number]> = [
 ];
 
 /** Amounts as a user's sheet holds them: two decimals, now and then three, or float noise from an expression. */
-const amountArbitrary = fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 100, max: 99999 }).map((cents) => (cents / 100).toFixed(2)) }, { weight: 1, arbitrary: fc.constantFrom('1.005', '3.3000000000000003', '10.125') });
+const amountArbitrary = fc.oneof(
+	{
+		weight: 12,
+		arbitrary: fc.integer({ min: 100, max: 99999 }).map((cents) => (cents / 100).toFixed(2)),
+	},
+	{ weight: 1, arbitrary: fc.constantFrom('1.005', '3.3000000000000003', '10.125') },
+);
 
 export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<Schedule> {
 	const description = World.description();
 	return fc
 		.record({
 			seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-			processes: options.processes !== undefined ? fc.constant(options.processes) : fc.constantFrom(1, 1, 2, 3),
-			operation: options.operation !== undefined ? fc.constant(options.operation) : fc.constantFrom<Operation>('internalTransfer', 'internalTransfer', 'standardTransfer', 'cardTransfer'),
+			processes:
+				options.processes !== undefined
+					? fc.constant(options.processes)
+					: fc.constantFrom(1, 1, 2, 3),
+			operation:
+				options.operation !== undefined
+					? fc.constant(options.operation)
+					: fc.constantFrom<Operation>(
+							'internalTransfer',
+							'internalTransfer',
+							'standardTransfer',
+							'cardTransfer',
+						),
 			keyMode: fc.constantFrom<KeyMode>('topUpKey', 'topUpKey', 'transferId', 'payEveryRun'),
 			retryBranch: fc.boolean(),
 			payouts: fc.integer({ min: 1, max: 6 }),
@@ -77,12 +107,30 @@ export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<S
 				pay: setupArbitrary(description, base.operation),
 				payAgain: setupArbitrary(description, base.operation),
 				amounts: fc.array(amountArbitrary, { minLength: base.payouts, maxLength: base.payouts }),
-				actions: fc.array(actionArbitrary(base.payouts, base.processes), { minLength: 1, maxLength: 10 }),
+				actions: fc.array(actionArbitrary(base.payouts, base.processes), {
+					minLength: 1,
+					maxLength: 10,
+				}),
 			}),
 		)
 		.map(({ base, pay, payAgain, amounts, actions }) => {
-			const workflow = userWorkflow(base.operation, base.keyMode, base.processes, pay, base.retryBranch ? payAgain : undefined);
-			return { seed: base.seed, processes: base.processes, workflow, amounts, faultRate: base.faultRate, refuseRate: base.refuseRate, pendingRate: base.pendingRate, actions };
+			const workflow = userWorkflow(
+				base.operation,
+				base.keyMode,
+				base.processes,
+				pay,
+				base.retryBranch ? payAgain : undefined,
+			);
+			return {
+				seed: base.seed,
+				processes: base.processes,
+				workflow,
+				amounts,
+				faultRate: base.faultRate,
+				refuseRate: base.refuseRate,
+				pendingRate: base.pendingRate,
+				actions,
+			};
 		});
 }
 
@@ -92,9 +140,21 @@ export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<S
  * queue mode an internal top-up needs the claim or Service Refuses Repeated Transfer IDs
  * (docs/safety.md); the retry branch's node copies Pay's parameters and Options.
  */
-function userWorkflow(operation: Operation, keyMode: KeyMode, processes: number, pay: NodeSetup, payAgain?: NodeSetup): WorkflowSetup {
+function userWorkflow(
+	operation: Operation,
+	keyMode: KeyMode,
+	processes: number,
+	pay: NodeSetup,
+	payAgain?: NodeSetup,
+): WorkflowSetup {
 	const options = { ...pay.options };
-	if (operation === 'internalTransfer' && processes > 1 && options.claimHeldEarlier !== true && options.serviceRefusesRepeats !== true) options.claimHeldEarlier = true;
+	if (
+		operation === 'internalTransfer' &&
+		processes > 1 &&
+		options.claimHeldEarlier !== true &&
+		options.serviceRefusesRepeats !== true
+	)
+		options.claimHeldEarlier = true;
 	const internalKey = options.claimHeldEarlier === true ? 'transferId' : keyMode;
 	return {
 		operation,
@@ -109,9 +169,48 @@ function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Actio
 	const at = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 3000 }));
 	const payout = fc.integer({ min: 0, max: payouts - 1 });
 	return fc.oneof(
-		{ weight: 4, arbitrary: fc.record({ kind: fc.constant('batch' as const), payouts: fc.uniqueArray(payout, { minLength: 1, maxLength: payouts }), process, at, dryRun: fc.constantFrom(false, false, false, true), stopAfter: fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }) }, { requiredKeys: ['kind', 'payouts', 'process', 'at', 'dryRun'] }) },
-		{ weight: 4, arbitrary: fc.record({ kind: fc.constant('event' as const), payout, process, at, again: fc.option(fc.record({ process, after: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 200, max: 3000 })) }), { nil: undefined }) }, { requiredKeys: ['kind', 'payout', 'process', 'at'] }) },
-		{ weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), process, at, restartAfter: fc.integer({ min: 20, max: 800 }) }) },
+		{
+			weight: 4,
+			arbitrary: fc.record(
+				{
+					kind: fc.constant('batch' as const),
+					payouts: fc.uniqueArray(payout, { minLength: 1, maxLength: payouts }),
+					process,
+					at,
+					dryRun: fc.constantFrom(false, false, false, true),
+					stopAfter: fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }),
+				},
+				{ requiredKeys: ['kind', 'payouts', 'process', 'at', 'dryRun'] },
+			),
+		},
+		{
+			weight: 4,
+			arbitrary: fc.record(
+				{
+					kind: fc.constant('event' as const),
+					payout,
+					process,
+					at,
+					again: fc.option(
+						fc.record({
+							process,
+							after: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 200, max: 3000 })),
+						}),
+						{ nil: undefined },
+					),
+				},
+				{ requiredKeys: ['kind', 'payout', 'process', 'at'] },
+			),
+		},
+		{
+			weight: 1,
+			arbitrary: fc.record({
+				kind: fc.constant('crash' as const),
+				process,
+				at,
+				restartAfter: fc.integer({ min: 20, max: 800 }),
+			}),
+		},
 		{ weight: 2, arbitrary: fc.record({ kind: fc.constant('follow' as const), at }) },
 		{ weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), at }) },
 	);
@@ -125,13 +224,25 @@ export interface ScheduleResult {
 }
 
 /** Runs one schedule: its actions in the world, then the user to the end; the invariants. */
-export async function runSchedule(schedule: Schedule, { trace = false } = {}): Promise<ScheduleResult> {
+export async function runSchedule(
+	schedule: Schedule,
+	{ trace = false } = {},
+): Promise<ScheduleResult> {
 	let faultsOn = true;
 	const timing: Timing = {
 		storeStep: (r) => (r.chance(0.05) ? r.int(10, 40) : r.int(1, 6)),
 		network: (r) => r.int(2, 40),
 		fault: (r) => (faultsOn && r.chance(schedule.faultRate) ? weighted(r, FAULTS) : 'none'),
-		verdict: (r) => (faultsOn && r.chance(schedule.refuseRate) ? (r.chance(0.2) ? 'refuseAccount' : 'refuse') : r.chance(schedule.pendingRate) ? (r.chance(0.3) ? 'noBankResponse' : 'pending') : 'pay') as Verdict,
+		verdict: (r) =>
+			(faultsOn && r.chance(schedule.refuseRate)
+				? r.chance(0.2)
+					? 'refuseAccount'
+					: 'refuse'
+				: r.chance(schedule.pendingRate)
+					? r.chance(0.3)
+						? 'noBankResponse'
+						: 'pending'
+					: 'pay') as Verdict,
 		bank: (r) => ({ afterMs: r.int(50, 4000), pays: r.chance(0.8) }),
 	};
 	const world = new World(schedule.seed, timing, schedule.workflow);
@@ -147,47 +258,80 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 		// Pay Again on Every Run: each run the user (or a redelivery, or n8n's Retry) starts is a new payment, as the user chose.
 		let minted = 0;
 		const rowFor = (index: number) => {
-			const payout = schedule.workflow.keyMode === 'payEveryRun' ? world.payout(`${payouts[index].id}.${++minted}`, payouts[index].amount) : payouts[index];
+			const payout =
+				schedule.workflow.keyMode === 'payEveryRun'
+					? world.payout(`${payouts[index].id}.${++minted}`, payouts[index].amount)
+					: payouts[index];
 			user.want(payout.id, keyOf(index));
 			return user.rowOf(payout.id);
 		};
-		const again = (row: Row): Row => (schedule.workflow.keyMode === 'payEveryRun' ? rowFor(Number(row.payout.slice(1).split('.')[0]) - 1) : row);
+		const again = (row: Row): Row =>
+			schedule.workflow.keyMode === 'payEveryRun'
+				? rowFor(Number(row.payout.slice(1).split('.')[0]) - 1)
+				: row;
 		let at = 0;
 		for (const action of schedule.actions) {
 			at += action.at;
 			const name = names[('process' in action ? action.process : 0) % names.length];
-			world.clock.after(at, () => {
-				switch (action.kind) {
-					case 'batch': {
-						world.execute(name, action.payouts.map(rowFor), { dryRun: action.dryRun, stopAfter: action.stopAfter });
-						return;
+			world.clock.after(
+				at,
+				() => {
+					switch (action.kind) {
+						case 'batch': {
+							world.execute(name, action.payouts.map(rowFor), {
+								dryRun: action.dryRun,
+								stopAfter: action.stopAfter,
+							});
+							return;
+						}
+						case 'event': {
+							const row = rowFor(action.payout);
+							world.execute(name, [row], { mode: 'webhook' });
+							if (action.again)
+								world.clock.after(
+									action.again.after,
+									() =>
+										world.execute(names[action.again!.process % names.length], [again(row)], {
+											mode: 'webhook',
+										}),
+									'world',
+								);
+							return;
+						}
+						case 'crash':
+							world.crash(name);
+							world.clock.after(
+								action.restartAfter,
+								() => {
+									if (!world.live(name)) world.start(name);
+								},
+								'world',
+							);
+							return;
+						case 'follow': {
+							user.follow();
+							const rows = user.open().filter((row) => !sending(world, row.payout));
+							if (rows.length > 0) world.execute(name, rows);
+							return;
+						}
+						case 'retry': {
+							// n8n's Retry of the last failed run: the same rows, a new execution.
+							const failed = [...world.executions]
+								.reverse()
+								.find(
+									(execution) =>
+										execution.error && !execution.dryRun && execution.endedAt !== undefined,
+								);
+							if (failed)
+								world.execute(failed.process.split('#')[0], failed.rows.map(again), {
+									mode: 'retry',
+								});
+							return;
+						}
 					}
-					case 'event': {
-						const row = rowFor(action.payout);
-						world.execute(name, [row], { mode: 'webhook' });
-						if (action.again) world.clock.after(action.again.after, () => world.execute(names[action.again!.process % names.length], [again(row)], { mode: 'webhook' }), 'world');
-						return;
-					}
-					case 'crash':
-						world.crash(name);
-						world.clock.after(action.restartAfter, () => {
-							if (!world.live(name)) world.start(name);
-						}, 'world');
-						return;
-					case 'follow': {
-						user.follow();
-						const rows = user.open().filter((row) => !sending(world, row.payout));
-						if (rows.length > 0) world.execute(name, rows);
-						return;
-					}
-					case 'retry': {
-						// n8n's Retry of the last failed run: the same rows, a new execution.
-						const failed = [...world.executions].reverse().find((execution) => execution.error && !execution.dryRun && execution.endedAt !== undefined);
-						if (failed) world.execute(failed.process.split('#')[0], failed.rows.map(again), { mode: 'retry' });
-						return;
-					}
-				}
-			}, 'world');
+				},
+				'world',
+			);
 		}
 		await world.settle();
 		// Now the user follows the node's words to the end: no more faults, every process up.
@@ -199,16 +343,19 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 			const rows = user.open();
 			if (rows.length === 0 && !user.waiting()) break;
 			if (rows.length === 0) {
-			// The user waits, as told, before settling from the dashboard.
-			const wakesAt = user.wakesAt();
-			if (wakesAt !== undefined) world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
-			await world.settle();
-			round--;
-			if (++waits > 50) break;
-			continue;
-		}
+				// The user waits, as told, before settling from the dashboard.
+				const wakesAt = user.wakesAt();
+				if (wakesAt !== undefined)
+					world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
+				await world.settle();
+				round--;
+				if (++waits > 50) break;
+				continue;
+			}
 			// With Execute Once n8n hands the node only a run's first row: the user runs them one by one.
-			for (const batch of schedule.workflow.pay.settings.executeOnce ? rows.map((row) => [row]) : [rows]) {
+			for (const batch of schedule.workflow.pay.settings.executeOnce
+				? rows.map((row) => [row])
+				: [rows]) {
 				world.execute(names[0], batch);
 				await world.settle();
 			}
@@ -223,12 +370,18 @@ export async function runSchedule(schedule: Schedule, { trace = false } = {}): P
 
 /** Whether an execution is running with this payout now (the docs: settle once none is). */
 function sending(world: World, payout: string): boolean {
-	return world.executions.some((execution) => execution.endedAt === undefined && !execution.crashed && execution.rows.some((row) => row.payout === payout));
+	return world.executions.some(
+		(execution) =>
+			execution.endedAt === undefined &&
+			!execution.crashed &&
+			execution.rows.some((row) => row.payout === payout),
+	);
 }
 
 function describeSchedule(schedule: Schedule): string {
 	const { workflow } = schedule;
-	const setup = (node: NodeSetup) => `options ${JSON.stringify(node.options)}, settings ${JSON.stringify(node.settings)}`;
+	const setup = (node: NodeSetup) =>
+		`options ${JSON.stringify(node.options)}, settings ${JSON.stringify(node.settings)}`;
 	return `${schedule.processes} process${schedule.processes > 1 ? 'es' : ''}, ${workflow.operation} (${workflow.keyMode}), payouts ${schedule.amounts.join(' ')}, faults ${schedule.faultRate}, refusals ${schedule.refuseRate}, pending ${schedule.pendingRate}; Pay: ${setup(workflow.pay)}${workflow.payAgain ? `; Pay Again (retry branch): ${setup(workflow.payAgain)}` : ''}`;
 }
 

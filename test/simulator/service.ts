@@ -72,21 +72,43 @@ const ACCOUNT_REFUSALS: Record<Operation, Array<[number, string]>> = {
 	internalTransfer: [[403, 'APIs not enabled (see the support form)']],
 };
 
-const SUBCODE_OF_PENDING: Record<Operation, string> = { cardTransfer: '201', standardTransfer: '201', internalTransfer: '200' };
+const SUBCODE_OF_PENDING: Record<Operation, string> = {
+	cardTransfer: '201',
+	standardTransfer: '201',
+	internalTransfer: '200',
+};
 
 export class PayoutsServiceModel {
 	readonly bookings: Booking[] = [];
 	internalRefusesRepeats = false;
 	/** Beneficiaries' bank codes (IFSC's first four letters) and the open incidents, for the Incident Guard. */
 	readonly beneficiaries = new Map<string, string>();
-	readonly incidents: Array<{ id: number; mode: string; entityCode: string; createdAt: string; isResolved: boolean; isScheduled: boolean; impact: string }> = [];
+	readonly incidents: Array<{
+		id: number;
+		mode: string;
+		entityCode: string;
+		createdAt: string;
+		isResolved: boolean;
+		isScheduled: boolean;
+		impact: string;
+	}> = [];
 	private booked = 0;
 
 	/** A transfer request as it arrives; its answer is what the service sends back. */
-	transfer(operation: Operation, body: Record<string, unknown>, verdict: Verdict, at: number, attempt: number, random: () => number): Answer {
+	transfer(
+		operation: Operation,
+		body: Record<string, unknown>,
+		verdict: Verdict,
+		at: number,
+		attempt: number,
+		random: () => number,
+	): Answer {
 		const transferId = String(body.transferId ?? '');
-		const held = this.bookings.some((booking) => booking.transferId === transferId && booking.operation === operation);
-		if (held && (operation !== 'internalTransfer' || this.internalRefusesRepeats)) return error(400, 'Transfer Id already exists');
+		const held = this.bookings.some(
+			(booking) => booking.transferId === transferId && booking.operation === operation,
+		);
+		if (held && (operation !== 'internalTransfer' || this.internalRefusesRepeats))
+			return error(400, 'Transfer Id already exists');
 		if (verdict === 'refuse' || verdict === 'refuseAccount') {
 			const rows = (verdict === 'refuse' ? REFUSALS : ACCOUNT_REFUSALS)[operation];
 			const [code, message] = rows[Math.floor(random() * rows.length)];
@@ -96,13 +118,55 @@ export class PayoutsServiceModel {
 		const amount = Math.round(Number(body.amount) * 100) / 100;
 		const pendingAllowed = operation !== 'internalTransfer';
 		const status = verdict === 'pay' || !pendingAllowed ? 'SUCCESS' : 'PENDING';
-		const booking: Booking = { transferId, operation, amount, to: String(body.rechargeAccount ?? body.beneId ?? body.token ?? ''), status, at, attempt };
+		const booking: Booking = {
+			transferId,
+			operation,
+			amount,
+			to: String(body.rechargeAccount ?? body.beneId ?? body.token ?? ''),
+			status,
+			at,
+			attempt,
+		};
 		this.bookings.push(booking);
 		const reference = ++this.booked;
-		if (operation === 'internalTransfer') return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: `Internal Fund Transfer ref ${reference}`, data: { transferId } } };
-		if (verdict === 'noBankResponse' && operation === 'standardTransfer') return { httpStatus: 201, body: { status: 'ERROR', subCode: '201', message: 'Transfer request the service, no response from bank' } };
-		if (status === 'PENDING') return { httpStatus: 201, body: { status: 'PENDING', subCode: SUBCODE_OF_PENDING[operation], message: 'Transfer request pending at the bank', data: { referenceId: `R${reference}`, utr: '', acknowledged: 0 } } };
-		return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'Transfer completed successfully', data: { referenceId: `R${reference}`, utr: `U${reference}`, acknowledged: 1 } } };
+		if (operation === 'internalTransfer')
+			return {
+				httpStatus: 200,
+				body: {
+					status: 'SUCCESS',
+					subCode: '200',
+					message: `Internal Fund Transfer ref ${reference}`,
+					data: { transferId },
+				},
+			};
+		if (verdict === 'noBankResponse' && operation === 'standardTransfer')
+			return {
+				httpStatus: 201,
+				body: {
+					status: 'ERROR',
+					subCode: '201',
+					message: 'Transfer request the service, no response from bank',
+				},
+			};
+		if (status === 'PENDING')
+			return {
+				httpStatus: 201,
+				body: {
+					status: 'PENDING',
+					subCode: SUBCODE_OF_PENDING[operation],
+					message: 'Transfer request pending at the bank',
+					data: { referenceId: `R${reference}`, utr: '', acknowledged: 0 },
+				},
+			};
+		return {
+			httpStatus: 200,
+			body: {
+				status: 'SUCCESS',
+				subCode: '200',
+				message: 'Transfer completed successfully',
+				data: { referenceId: `R${reference}`, utr: `U${reference}`, acknowledged: 1 },
+			},
+		};
 	}
 
 	/** A booking still PENDING settles at the bank: paid, or failed (no money moved). */
@@ -122,15 +186,40 @@ export class PayoutsServiceModel {
 		const beneficiary = /getBeneficiary\/([^/?]+)/.exec(path)?.[1];
 		if (beneficiary !== undefined) {
 			const bank = this.beneficiaries.get(decodeURIComponent(beneficiary)) ?? 'SIMB';
-			return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'Details of beneficiary', data: { beneId: beneficiary, name: 'Sim', ifsc: `${bank}0000001`, bankAccount: '000111', status: 'VERIFIED' } } };
+			return {
+				httpStatus: 200,
+				body: {
+					status: 'SUCCESS',
+					subCode: '200',
+					message: 'Details of beneficiary',
+					data: {
+						beneId: beneficiary,
+						name: 'Sim',
+						ifsc: `${bank}0000001`,
+						bankAccount: '000111',
+						status: 'VERIFIED',
+					},
+				},
+			};
 		}
-		if (path.includes('/incidents')) return { httpStatus: 200, body: { status: 'SUCCESS', subCode: '200', message: 'List of incidents retrieved', data: { incidents: this.incidents.filter((incident) => !incident.isResolved) } } };
+		if (path.includes('/incidents'))
+			return {
+				httpStatus: 200,
+				body: {
+					status: 'SUCCESS',
+					subCode: '200',
+					message: 'List of incidents retrieved',
+					data: { incidents: this.incidents.filter((incident) => !incident.isResolved) },
+				},
+			};
 		return { httpStatus: 404, body: { message: 'Cannot GET' } };
 	}
 
 	/** Paid bookings of a Transfer ID (money moved, or moving). */
 	paid(transferId: string): Booking[] {
-		return this.bookings.filter((booking) => booking.transferId === transferId && booking.status !== 'FAILED');
+		return this.bookings.filter(
+			(booking) => booking.transferId === transferId && booking.status !== 'FAILED',
+		);
 	}
 
 	/** The dashboard's export as it stands now: each Transfer ID's status in the dashboard's words. */
@@ -140,7 +229,11 @@ export class PayoutsServiceModel {
 			const row = rows.get(booking.transferId) ?? { status: 'FAILED', amounts: [], to: [] };
 			row.amounts.push(booking.amount);
 			row.to.push(booking.to);
-			if (booking.status === 'SUCCESS' || (booking.status === 'PENDING' && row.status !== 'SUCCESS')) row.status = booking.status;
+			if (
+				booking.status === 'SUCCESS' ||
+				(booking.status === 'PENDING' && row.status !== 'SUCCESS')
+			)
+				row.status = booking.status;
 			rows.set(booking.transferId, row);
 		}
 		return rows;
@@ -152,6 +245,9 @@ function error(httpStatus: number, message: string): Answer {
 }
 
 /** What a dashboard export says of a Transfer ID: its status, or NOT_FOUND. */
-export function exportedStatus(exported: ReturnType<PayoutsServiceModel['export']>, transferId: string): string {
+export function exportedStatus(
+	exported: ReturnType<PayoutsServiceModel['export']>,
+	transferId: string,
+): string {
 	return exported.get(transferId)?.status ?? 'NOT_FOUND';
 }

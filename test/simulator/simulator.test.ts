@@ -15,10 +15,12 @@ const namedExceptions = (summary: Awaited<ReturnType<typeof simulate>>) =>
 		.map(([invariant, schedules]) => `${invariant} in ${schedules}`)
 		.join(', ') || 'none';
 
-test('800 random schedules of the user\'s world keep every promise; the named exceptions are counted', async () => {
+test("800 random schedules of the user's world keep every promise; the named exceptions are counted", async () => {
 	const summary = await simulate('--schedules', '800', '--seed', '20261128');
 	expect(brokenOf(summary)).toEqual([]);
-	console.log(`simulator: 800 schedules in ${summary.seconds} s; named exceptions: ${namedExceptions(summary)}`);
+	console.log(
+		`simulator: 800 schedules in ${summary.seconds} s; named exceptions: ${namedExceptions(summary)}`,
+	);
 });
 
 test('regular mode (one n8n process): 300 schedules, and no exception across processes', async () => {
@@ -30,5 +32,7 @@ test('regular mode (one n8n process): 300 schedules, and no exception across pro
 test('queue mode (three n8n processes): 300 schedules', async () => {
 	const summary = await simulate('--schedules', '300', '--seed', '9001', '--processes', '3');
 	expect(brokenOf(summary)).toEqual([]);
-	console.log(`simulator, three processes: 300 schedules in ${summary.seconds} s; named exceptions: ${namedExceptions(summary)}`);
+	console.log(
+		`simulator, three processes: 300 schedules in ${summary.seconds} s; named exceptions: ${namedExceptions(summary)}`,
+	);
 });

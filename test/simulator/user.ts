@@ -14,7 +14,15 @@ import { exportedStatus } from './service';
 export const SETTLE_WAIT_MS = 10 * 60 * 1000;
 
 /** What the node tells a user to do with a row (the node's `nextStep`, or read from its words). */
-export type NextStep = 'none' | 'runAgain' | 'fixRow' | 'settleFromDashboard' | 'newExport' | 'newTransferId' | 'lookUp' | 'settleClaim';
+export type NextStep =
+	| 'none'
+	| 'runAgain'
+	| 'fixRow'
+	| 'settleFromDashboard'
+	| 'newExport'
+	| 'newTransferId'
+	| 'lookUp'
+	| 'settleClaim';
 
 const PAID = ['SUCCESS', 'PENDING', 'ALREADY_SUBMITTED'];
 
@@ -25,10 +33,16 @@ export function nextStepOf(outcome: Pick<RowOutcome, 'status' | 'hint' | 'nextSt
 	// A node without `nextStep` (an earlier revision): its words, read literally.
 	const hint = outcome.hint ?? '';
 	if (outcome.status === 'ALREADY_EXISTS') return 'lookUp';
-	if (/under a new (Transfer ID|Top-Up Key|one)\b/i.test(hint) && !/never give it a new|before you know/i.test(hint)) return 'newTransferId';
+	if (
+		/under a new (Transfer ID|Top-Up Key|one)\b/i.test(hint) &&
+		!/never give it a new|before you know/i.test(hint)
+	)
+		return 'newTransferId';
 	if (/claims? table|claim's outcome/i.test(hint)) return 'settleClaim';
-	if (outcome.status === 'UNKNOWN' && /Run the row again with the same Transfer ID/.test(hint)) return 'runAgain';
-	if (outcome.status === 'UNKNOWN') return /Look it up again/.test(hint) ? 'newExport' : 'settleFromDashboard';
+	if (outcome.status === 'UNKNOWN' && /Run the row again with the same Transfer ID/.test(hint))
+		return 'runAgain';
+	if (outcome.status === 'UNKNOWN')
+		return /Look it up again/.test(hint) ? 'newExport' : 'settleFromDashboard';
 	return 'runAgain';
 }
 
@@ -38,7 +52,10 @@ const DASHBOARD_STEPS: NextStep[] = ['settleFromDashboard', 'newExport', 'lookUp
 /** The row read PENDING, or ALREADY_SUBMITTED of a PENDING answer: submitted, not yet settled at the bank. */
 function pendingAtTheBank(execution: ExecutionRecord, row: Row): boolean {
 	const outcome = [...execution.outcomes].reverse().find((candidate) => candidate.row === row);
-	return outcome?.status === 'PENDING' || (outcome?.status === 'ALREADY_SUBMITTED' && outcome.json.firstStatus === 'PENDING');
+	return (
+		outcome?.status === 'PENDING' ||
+		(outcome?.status === 'ALREADY_SUBMITTED' && outcome.json.firstStatus === 'PENDING')
+	);
 }
 
 /** One payout as the user keeps it in their sheet. */
@@ -66,7 +83,13 @@ export class User {
 	/** Every decision, for the log. */
 	readonly decisions: string[] = [];
 	/** News the user waits to act on (a dashboard export, 10 minutes after its run). */
-	private later: Array<{ execution: ExecutionRecord; row: Row; step: NextStep; transferId: string; readyAt: number }> = [];
+	private later: Array<{
+		execution: ExecutionRecord;
+		row: Row;
+		step: NextStep;
+		transferId: string;
+		readyAt: number;
+	}> = [];
 
 	constructor(private readonly world: World) {}
 
@@ -84,12 +107,20 @@ export class User {
 
 	/** Payouts not done yet, as rows for the next run. */
 	open(): Row[] {
-		return [...this.wanted.values()].filter((wanted) => !wanted.done && !wanted.needsFix && !wanted.pending && wanted.waitsUntil === undefined).map((wanted) => this.rowOf(wanted.payout));
+		return [...this.wanted.values()]
+			.filter(
+				(wanted) =>
+					!wanted.done && !wanted.needsFix && !wanted.pending && wanted.waitsUntil === undefined,
+			)
+			.map((wanted) => this.rowOf(wanted.payout));
 	}
 
 	/** Payouts the user waits on: PENDING at the bank, to be checked again. */
 	waiting(): boolean {
-		return this.later.length > 0 || [...this.wanted.values()].some((wanted) => wanted.pending !== undefined);
+		return (
+			this.later.length > 0 ||
+			[...this.wanted.values()].some((wanted) => wanted.pending !== undefined)
+		);
 	}
 
 	/** When the user will act again (the clock must reach it). */
@@ -107,13 +138,28 @@ export class User {
 			else if (status === 'FAILED') {
 				wanted.key = `${wanted.key}r`;
 				const { amount, to } = this.world.payouts.get(wanted.payout) ?? { amount: '0', to: '?' };
-				Object.assign(wanted, { pending: undefined, next: { payout: wanted.payout, key: wanted.key, amount, to } });
-				this.decisions.push(`${wanted.payout}: failed at the bank after PENDING: new key ${wanted.key}`);
+				Object.assign(wanted, {
+					pending: undefined,
+					next: { payout: wanted.payout, key: wanted.key, amount, to },
+				});
+				this.decisions.push(
+					`${wanted.payout}: failed at the bank after PENDING: new key ${wanted.key}`,
+				);
 			}
 		}
 		// As the docs say: a row is settled once no run is sending it any more; its news waits till then.
-		const running = new Set(this.world.executions.filter((execution) => execution.endedAt === undefined && !execution.crashed).flatMap((execution) => execution.rows.map((row) => row.payout)));
-		const ended = this.world.executions.filter((execution) => execution.endedAt !== undefined && !execution.dryRun && !this.read.has(execution) && !execution.rows.some((row) => running.has(row.payout)));
+		const running = new Set(
+			this.world.executions
+				.filter((execution) => execution.endedAt === undefined && !execution.crashed)
+				.flatMap((execution) => execution.rows.map((row) => row.payout)),
+		);
+		const ended = this.world.executions.filter(
+			(execution) =>
+				execution.endedAt !== undefined &&
+				!execution.dryRun &&
+				!this.read.has(execution) &&
+				!execution.rows.some((row) => running.has(row.payout)),
+		);
 		// Rows to settle from the dashboard wait, as the node says, 10 minutes after their run.
 		const due = this.later.filter((item) => item.readyAt <= this.world.clock.now);
 		this.later = this.later.filter((item) => item.readyAt > this.world.clock.now);
@@ -125,13 +171,20 @@ export class User {
 		const decide = (execution: ExecutionRecord, row: Row, step: NextStep, transferId: string) => {
 			const readyAt = (execution.endedAt ?? 0) + SETTLE_WAIT_MS;
 			const wanted = this.wanted.get(row.payout);
-			if (!DASHBOARD_STEPS.includes(step) || this.world.clock.now >= readyAt || !wanted || wanted.key !== row.key) return this.act(execution, row, step, transferId);
+			if (
+				!DASHBOARD_STEPS.includes(step) ||
+				this.world.clock.now >= readyAt ||
+				!wanted ||
+				wanted.key !== row.key
+			)
+				return this.act(execution, row, step, transferId);
 			wanted.waitsUntil = readyAt;
 			this.later.push({ execution, row, step, transferId, readyAt });
 		};
 		for (const execution of ended.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))) {
 			this.read.add(execution);
-			for (const { row, answer } of execution.claimAnswers) decide(execution, row, answer === 'UNKNOWN' ? 'settleClaim' : 'none', row.key);
+			for (const { row, answer } of execution.claimAnswers)
+				decide(execution, row, answer === 'UNKNOWN' ? 'settleClaim' : 'none', row.key);
 			const told = new Set<string>();
 			for (const outcome of execution.outcomes) {
 				if (outcome.status === 'DRY_RUN') continue;
@@ -139,7 +192,9 @@ export class User {
 				decide(execution, outcome.row, nextStepOf(outcome), outcome.transferId ?? outcome.row.key);
 			}
 			// A run that stopped with an error: every row it did not answer is run again, as it was.
-			for (const row of execution.rows) if (!told.has(row.payout) && !execution.claimAnswers.some((claimed) => claimed.row === row)) this.act(execution, row, 'runAgain', row.key);
+			for (const row of execution.rows)
+				if (!told.has(row.payout) && !execution.claimAnswers.some((claimed) => claimed.row === row))
+					this.act(execution, row, 'runAgain', row.key);
 		}
 	}
 
@@ -163,18 +218,27 @@ export class User {
 				return decide('done', undefined, true);
 			case 'runAgain':
 				// Run again as the sheet has it: a mapped dashboard column stays mapped.
-				return decide('run again', { ...plain, ...(row.dashboardStatus ? { dashboardStatus: row.dashboardStatus } : {}) });
+				return decide('run again', {
+					...plain,
+					...(row.dashboardStatus ? { dashboardStatus: row.dashboardStatus } : {}),
+				});
 			case 'fixRow':
 				wanted.needsFix = true;
 				return decide('the row must change: left');
 			case 'settleFromDashboard': {
 				// The export taken once the run ended; an older one is taken again.
 				const exported = this.exportSince(execution.endedAt ?? this.world.clock.now);
-				return decide(`map ${exportedStatus(exported, transferId)}`, { ...plain, dashboardStatus: exportedStatus(exported, transferId) });
+				return decide(`map ${exportedStatus(exported, transferId)}`, {
+					...plain,
+					dashboardStatus: exportedStatus(exported, transferId),
+				});
 			}
 			case 'newExport': {
 				const exported = this.exportSince(this.world.clock.now);
-				return decide(`map ${exportedStatus(exported, transferId)} (new export)`, { ...plain, dashboardStatus: exportedStatus(exported, transferId) });
+				return decide(`map ${exportedStatus(exported, transferId)} (new export)`, {
+					...plain,
+					dashboardStatus: exportedStatus(exported, transferId),
+				});
 			}
 			case 'newTransferId':
 				wanted.key = `${wanted.key}r`;
@@ -184,9 +248,13 @@ export class User {
 				const found = exported.get(transferId);
 				if (!found) return decide('not in the dashboard yet: run again', plain);
 				const mine = found.to.includes(payout?.to ?? '');
-				if (mine && (found.status === 'SUCCESS' || found.status === 'PENDING')) return decide('paid: done', undefined, true);
+				if (mine && (found.status === 'SUCCESS' || found.status === 'PENDING'))
+					return decide('paid: done', undefined, true);
 				wanted.key = `${wanted.key}r`;
-				return decide(`${mine ? 'failed' : "another payout's"}: new key ${wanted.key}`, { ...plain, key: wanted.key });
+				return decide(`${mine ? 'failed' : "another payout's"}: new key ${wanted.key}`, {
+					...plain,
+					key: wanted.key,
+				});
 			}
 			case 'settleClaim': {
 				// The claims table's row: the dashboard's word written into it; not paid, the claim is given back.
@@ -205,7 +273,8 @@ export class User {
 
 	/** The export the user holds if it was taken at or after `since`; else a new one, taken now. */
 	private exportSince(since: number) {
-		if (!this.export || this.export.at < since) this.export = { at: this.world.clock.now, rows: this.world.service.export() };
+		if (!this.export || this.export.at < since)
+			this.export = { at: this.world.clock.now, rows: this.world.service.export() };
 		return this.export.rows;
 	}
 }

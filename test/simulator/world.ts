@@ -20,7 +20,15 @@ import path from 'node:path';
 import vm from 'node:vm';
 
 import { buildSync } from 'esbuild';
-import type { IConnections, IDataObject, INode, INodeExecutionData, INodeType, INodeTypeDescription, IRun } from 'n8n-workflow';
+import type {
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IRun,
+} from 'n8n-workflow';
 
 import { VirtualClock } from './clock';
 import { nodeTypesOf, outputsOf, runInN8n, serve, WireError } from './n8n';
@@ -41,9 +49,23 @@ export const PAY_AGAIN = { id: 'sim-pay-again-node', name: 'Pay Again' };
 /** Where the rows come from (a sheet, a webhook): a node that passes its items on, as n8n's own do. */
 export const ROWS = { id: 'sim-rows-node', name: 'Rows', type: 'sim.rows' };
 const rowsNode: INodeType = {
-	description: { displayName: 'Rows', name: 'rows', group: ['input'], version: 1, description: 'The rows', defaults: { name: 'Rows' }, inputs: ['main'], outputs: ['main'], properties: [] } as unknown as INodeTypeDescription,
+	description: {
+		displayName: 'Rows',
+		name: 'rows',
+		group: ['input'],
+		version: 1,
+		description: 'The rows',
+		defaults: { name: 'Rows' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	} as unknown as INodeTypeDescription,
 	async execute() {
-		return [(this as unknown as { getInputData(): INodeExecutionData[] }).getInputData().map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
+		return [
+			(this as unknown as { getInputData(): INodeExecutionData[] })
+				.getInputData()
+				.map((item, index) => ({ json: item.json, pairedItem: { item: index } })),
+		];
 	},
 };
 
@@ -72,7 +94,13 @@ export class Random {
 }
 
 /** What happens to a request on the wire. */
-export type Fault = 'none' | 'lostBefore' | 'lostAfter' | 'error5xxBefore' | 'error5xxAfter' | 'slow';
+export type Fault =
+	| 'none'
+	| 'lostBefore'
+	| 'lostAfter'
+	| 'error5xxBefore'
+	| 'error5xxAfter'
+	| 'slow';
 
 /** How long the world's parts take and what goes wrong, per schedule. */
 export interface Timing {
@@ -205,11 +233,16 @@ export class World {
 		this.random = new Random(seed);
 		this.store = new ProcessedDataModel(async (step, call) => {
 			await this.clock.sleep(this.timing.storeStep(this.random));
-			if (this.traceStore) this.log(`  ${call.by} ${call.kind} ${step}${step === 'findOne' ? '' : ` [${call.values.map(short).join(' ')}]`}`);
+			if (this.traceStore)
+				this.log(
+					`  ${call.by} ${call.kind} ${step}${step === 'findOne' ? '' : ` [${call.values.map(short).join(' ')}]`}`,
+				);
 		});
 		this.store.now = () => this.clock.now;
 		this.store.by = () => this.clock.owner;
-		this.service.internalRefusesRepeats = workflow.operation === 'internalTransfer' && workflow.pay.options.serviceRefusesRepeats === true;
+		this.service.internalRefusesRepeats =
+			workflow.operation === 'internalTransfer' &&
+			workflow.pay.options.serviceRefusesRepeats === true;
 	}
 
 	/** Virtual time, seeded randomness and this world's network and database for n8n, until `close`. */
@@ -219,7 +252,8 @@ export class World {
 		this.clock.install();
 		Math.random = () => this.random.next();
 		let uuids = 0;
-		crypto.randomUUID = (() => `00000000-0000-4000-8000-${String(++uuids).padStart(12, '0')}`) as typeof crypto.randomUUID;
+		crypto.randomUUID = (() =>
+			`00000000-0000-4000-8000-${String(++uuids).padStart(12, '0')}`) as typeof crypto.randomUUID;
 		serve({ send: async (request) => await this.wire(request), store: this.store });
 		this.restored = () => {
 			serve(undefined);
@@ -239,10 +273,19 @@ export class World {
 
 	/** Starts (or starts again after a crash) an n8n process: the package's code loaded afresh. */
 	start(name: string): SimProcess {
-		const generation = [...this.processes.values()].filter((process) => process.name === name).length;
+		const generation = [...this.processes.values()].filter(
+			(process) => process.name === name,
+		).length;
 		const id = `${name}#${generation + 1}`;
 		const code = loadCodeAfresh();
-		const process: SimProcess = { id, name, alive: true, node: code.node, operations: code.operations, executions: [] };
+		const process: SimProcess = {
+			id,
+			name,
+			alive: true,
+			node: code.node,
+			operations: code.operations,
+			executions: [],
+		};
 		this.processes.set(id, process);
 		this.log(`${id} starts`);
 		return process;
@@ -263,7 +306,8 @@ export class World {
 		process.alive = false;
 		process.crashedAt = this.clock.now;
 		this.clock.kill(process.id);
-		for (const execution of process.executions) if (execution.endedAt === undefined) execution.crashed = true;
+		for (const execution of process.executions)
+			if (execution.endedAt === undefined) execution.crashed = true;
 		this.log(`${process.id} crashes`);
 	}
 
@@ -274,7 +318,11 @@ export class World {
 
 	/** A payout the user means, under its own account. */
 	payout(id: string, amount: string): Payout {
-		const made = this.payouts.get(id) ?? { id, amount, to: `${this.workflow.operation === 'cardTransfer' ? 'tok' : this.workflow.operation === 'standardTransfer' ? 'B' : 'ACC'}${id.replace(/\W/g, '')}` };
+		const made = this.payouts.get(id) ?? {
+			id,
+			amount,
+			to: `${this.workflow.operation === 'cardTransfer' ? 'tok' : this.workflow.operation === 'standardTransfer' ? 'B' : 'ACC'}${id.replace(/\W/g, '')}`,
+		};
 		this.payouts.set(id, made);
 		return made;
 	}
@@ -283,13 +331,28 @@ export class World {
 	 * Starts an execution of the workflow on a process now; returns its record (filled when it ends).
 	 * `stopAfter`: the editor's Stop, that many ms after the start.
 	 */
-	execute(processName: string, rows: Row[], options: { dryRun?: boolean; stopAfter?: number; mode?: ExecutionRecord['mode'] } = {}): ExecutionRecord | undefined {
+	execute(
+		processName: string,
+		rows: Row[],
+		options: { dryRun?: boolean; stopAfter?: number; mode?: ExecutionRecord['mode'] } = {},
+	): ExecutionRecord | undefined {
 		const process = this.live(processName);
 		if (!process) return undefined;
-		const record: ExecutionRecord = { id: `e${++this.executionCount}`, process: process.id, rows, dryRun: options.dryRun === true, mode: options.mode ?? 'manual', startedAt: this.clock.now, outcomes: [], claimAnswers: [] };
+		const record: ExecutionRecord = {
+			id: `e${++this.executionCount}`,
+			process: process.id,
+			rows,
+			dryRun: options.dryRun === true,
+			mode: options.mode ?? 'manual',
+			startedAt: this.clock.now,
+			outcomes: [],
+			claimAnswers: [],
+		};
 		this.executions.push(record);
 		process.executions.push(record);
-		this.log(`${record.id} on ${process.id}${record.mode === 'manual' ? '' : ` (${record.mode})`}: ${record.dryRun ? 'dry run of ' : ''}${rows.map((row) => `${row.key}:${row.amount}${row.dashboardStatus ? `[${row.dashboardStatus}]` : ''}`).join(' ')}${options.stopAfter !== undefined ? ` (Stop after ${options.stopAfter} ms)` : ''}`);
+		this.log(
+			`${record.id} on ${process.id}${record.mode === 'manual' ? '' : ` (${record.mode})`}: ${record.dryRun ? 'dry run of ' : ''}${rows.map((row) => `${row.key}:${row.amount}${row.dashboardStatus ? `[${row.dashboardStatus}]` : ''}`).join(' ')}${options.stopAfter !== undefined ? ` (Stop after ${options.stopAfter} ms)` : ''}`,
+		);
 		this.clock.after(0, () => void this.run(process, record, options.stopAfter), process.id);
 		return record;
 	}
@@ -311,30 +374,60 @@ export class World {
 			input: claimed as unknown as IDataObject[],
 		});
 		if (stopAfter !== undefined) {
-			this.clock.after(stopAfter, () => {
-				if (record.endedAt !== undefined) return;
-				record.stoppedAt = this.clock.now;
-				this.log(`${record.id} Stop pressed`);
-				running.stop();
-			}, 'world');
+			this.clock.after(
+				stopAfter,
+				() => {
+					if (record.endedAt !== undefined) return;
+					record.stoppedAt = this.clock.now;
+					this.log(`${record.id} Stop pressed`);
+					running.stop();
+				},
+				'world',
+			);
 		}
 		const run = await running.done;
 		record.endedAt = this.clock.now;
 		this.readOutcomes(record, claimed, run);
 		this.writeClaims(record);
-		const error = run.data.resultData.error as { message?: string; description?: string; context?: { itemIndex?: number; rows?: IDataObject[]; nothingSent?: boolean } } | undefined;
-		if (error) record.error = { message: String(error.message), description: error.description ?? undefined, itemIndex: error.context?.itemIndex, nothingSent: error.context?.nothingSent };
+		const error = run.data.resultData.error as
+			| {
+					message?: string;
+					description?: string;
+					context?: { itemIndex?: number; rows?: IDataObject[]; nothingSent?: boolean };
+			  }
+			| undefined;
+		if (error)
+			record.error = {
+				message: String(error.message),
+				description: error.description ?? undefined,
+				itemIndex: error.context?.itemIndex,
+				nothingSent: error.context?.nothingSent,
+			};
 		// The error that ends a batch names every row's status and next step: the user reads them there
 		// (Pay Again's rows are Pay's error items, in order).
 		const failedIn = String(run.data.resultData.lastNodeExecuted ?? PAY.name);
 		const payErrors = outputsOf(run, PAY.name)?.[1] ?? [];
 		for (const row of error?.context?.rows ?? []) {
-			const input = failedIn === PAY_AGAIN.name ? claimed[pairOf(payErrors[Number(row.item)])] : claimed[Number(row.item)];
+			const input =
+				failedIn === PAY_AGAIN.name
+					? claimed[pairOf(payErrors[Number(row.item)])]
+					: claimed[Number(row.item)];
 			if (!input) continue;
 			record.outcomes = record.outcomes.filter((outcome) => outcome.row !== input);
-			record.outcomes.push({ row: input, node: failedIn, status: String(row.status), transferId: row.transferId as string | undefined, message: row.message as string | undefined, hint: row.hint as string | undefined, nextStep: row.nextStep as string | undefined, json: row });
+			record.outcomes.push({
+				row: input,
+				node: failedIn,
+				status: String(row.status),
+				transferId: row.transferId as string | undefined,
+				message: row.message as string | undefined,
+				hint: row.hint as string | undefined,
+				nextStep: row.nextStep as string | undefined,
+				json: row,
+			});
 		}
-		this.log(`${record.id} ends: ${record.error ? `error ${record.error.message} ` : ''}${record.outcomes.map((outcome) => `${outcome.row.key}=${outcome.status}${outcome.node === PAY_AGAIN.name ? '(again)' : ''}`).join(' ')}`);
+		this.log(
+			`${record.id} ends: ${record.error ? `error ${record.error.message} ` : ''}${record.outcomes.map((outcome) => `${outcome.row.key}=${outcome.status}${outcome.node === PAY_AGAIN.name ? '(again)' : ''}`).join(' ')}`,
+		);
 	}
 
 	/** The workflow's nodes, as the user set them (Dry Run on for this run where asked). */
@@ -346,19 +439,50 @@ export class World {
 			type: NODE_TYPE,
 			typeVersion: 1,
 			position: [0, 0],
-			parameters: { ...parametersOf(operation, keyMode), options: { ...setup.options, ...(keyMode === 'payEveryRun' ? { payEveryRun: true } : {}), ...(dryRun ? { dryRun: true } : {}) } },
+			parameters: {
+				...parametersOf(operation, keyMode),
+				options: {
+					...setup.options,
+					...(keyMode === 'payEveryRun' ? { payEveryRun: true } : {}),
+					...(dryRun ? { dryRun: true } : {}),
+				},
+			},
 			credentials: { payoutsApi: { id: '1', name: 'Payouts' } },
 			...(setup.settings.onError === 'stopWorkflow' ? {} : { onError: setup.settings.onError }),
-			...(setup.settings.retryOnFail ? { retryOnFail: true, maxTries: setup.settings.maxTries, waitBetweenTries: setup.settings.waitBetweenTries } : {}),
+			...(setup.settings.retryOnFail
+				? {
+						retryOnFail: true,
+						maxTries: setup.settings.maxTries,
+						waitBetweenTries: setup.settings.waitBetweenTries,
+					}
+				: {}),
 			...(setup.settings.alwaysOutputData ? { alwaysOutputData: true } : {}),
 			...(setup.settings.executeOnce ? { executeOnce: true } : {}),
 		});
-		const rows: INode = { id: ROWS.id, name: ROWS.name, type: ROWS.type, typeVersion: 1, position: [0, 0], parameters: {} };
-		const toPay = { [ROWS.name]: { main: [[{ node: PAY.name, type: 'main' as const, index: 0 }]] } };
+		const rows: INode = {
+			id: ROWS.id,
+			name: ROWS.name,
+			type: ROWS.type,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		const toPay = {
+			[ROWS.name]: { main: [[{ node: PAY.name, type: 'main' as const, index: 0 }]] },
+		};
 		if (!payAgain) return { nodes: [rows, node(PAY, pay)], connections: toPay };
 		// The retry branch hangs off Pay's error output.
-		const first = node(PAY, { ...pay, settings: { ...pay.settings, onError: 'continueErrorOutput' } });
-		return { nodes: [rows, first, node(PAY_AGAIN, payAgain)], connections: { ...toPay, [PAY.name]: { main: [[], [{ node: PAY_AGAIN.name, type: 'main', index: 0 }]] } } };
+		const first = node(PAY, {
+			...pay,
+			settings: { ...pay.settings, onError: 'continueErrorOutput' },
+		});
+		return {
+			nodes: [rows, first, node(PAY_AGAIN, payAgain)],
+			connections: {
+				...toPay,
+				[PAY.name]: { main: [[], [{ node: PAY_AGAIN.name, type: 'main', index: 0 }]] },
+			},
+		};
 	}
 
 	/** Each row's outcome, from the nodes' outputs by their pairing with the rows. */
@@ -367,32 +491,48 @@ export class World {
 		const again = outputsOf(run, PAY_AGAIN.name) ?? [];
 		const payErrors = pay[1] ?? [];
 		for (const item of pay[0] ?? []) this.outcome(record, PAY.name, rows[pairOf(item)], item);
-		if (!this.workflow.payAgain) for (const item of payErrors) this.outcome(record, PAY.name, rows[pairOf(item)], item);
+		if (!this.workflow.payAgain)
+			for (const item of payErrors) this.outcome(record, PAY.name, rows[pairOf(item)], item);
 		// Pay Again's rows are Pay's error items, in order.
-		for (const output of again) for (const item of output ?? []) this.outcome(record, PAY_AGAIN.name, rows[pairOf(payErrors[pairOf(item)])], item);
+		for (const output of again)
+			for (const item of output ?? [])
+				this.outcome(record, PAY_AGAIN.name, rows[pairOf(payErrors[pairOf(item)])], item);
 		// With a retry branch, Pay's error items that Pay Again never answered (it stopped with an error) still say what Pay said;
 		// Stop in Pay Again leaves no word on them.
 		if (this.workflow.payAgain && record.stoppedAt === undefined) {
 			for (const item of payErrors) {
 				const row = rows[pairOf(item)];
-				if (!record.outcomes.some((outcome) => outcome.row === row)) this.outcome(record, PAY.name, row, item);
+				if (!record.outcomes.some((outcome) => outcome.row === row))
+					this.outcome(record, PAY.name, row, item);
 			}
 		}
 	}
 
-	private outcome(record: ExecutionRecord, node: string, row: Row | undefined, item: INodeExecutionData | undefined) {
+	private outcome(
+		record: ExecutionRecord,
+		node: string,
+		row: Row | undefined,
+		item: INodeExecutionData | undefined,
+	) {
 		if (!row || !item) return;
 		const json = item.json;
 		// Always Output Data: n8n's own empty item where the node put out none says nothing of a row.
 		if (json.status === undefined && json.error === undefined && json.dryRun === undefined) return;
-		const error = typeof json.error === 'object' && json.error !== null ? (json.error as IDataObject) : undefined;
+		const error =
+			typeof json.error === 'object' && json.error !== null
+				? (json.error as IDataObject)
+				: undefined;
 		const source = error ?? json;
 		record.outcomes.push({
 			row,
 			node,
 			status: String(source.status ?? (json.dryRun ? 'DRY_RUN' : '?')),
-			transferId: (source.transferId as string | undefined) ?? ((json.body as IDataObject | undefined)?.transferId as string | undefined),
-			message: (source.message as string | undefined) ?? (typeof json.error === 'string' ? json.error : undefined),
+			transferId:
+				(source.transferId as string | undefined) ??
+				((json.body as IDataObject | undefined)?.transferId as string | undefined),
+			message:
+				(source.message as string | undefined) ??
+				(typeof json.error === 'string' ? json.error : undefined),
 			hint: source.hint as string | undefined,
 			nextStep: source.nextStep as string | undefined,
 			json,
@@ -426,7 +566,8 @@ export class World {
 			const outcome = [...record.outcomes].reverse().find((candidate) => candidate.row === row);
 			if (!outcome) continue;
 			if (outcome.status === 'ERROR') this.claims.delete(row.key);
-			else if (outcome.status !== 'UNKNOWN' && outcome.status !== 'ALREADY_EXISTS') claim.outcome = outcome.status;
+			else if (outcome.status !== 'UNKNOWN' && outcome.status !== 'ALREADY_EXISTS')
+				claim.outcome = outcome.status;
 		}
 	}
 
@@ -447,14 +588,32 @@ export class World {
 		const by = this.clock.owner;
 		if (request.method === 'GET') return await this.read(apiPath, request);
 		const body = JSON.parse(request.body ?? '{}') as Record<string, unknown>;
-		const operation: Operation = apiPath.includes('internalTransfer') ? 'internalTransfer' : apiPath.includes('cardpay') ? 'cardTransfer' : 'standardTransfer';
+		const operation: Operation = apiPath.includes('internalTransfer')
+			? 'internalTransfer'
+			: apiPath.includes('cardpay')
+				? 'cardTransfer'
+				: 'standardTransfer';
 		const transferId = String(body.transferId ?? '');
 		const scripted = { transferId, body, execution };
 		const fault = this.faultOf?.(scripted) ?? this.timing.fault(this.random);
 		const verdict = this.verdictOf?.(scripted) ?? this.timing.verdict(this.random, operation);
-		const attempt: Attempt = { id: this.attempts.length + 1, transferId, operation, body, by, execution, at: this.clock.now, fault, arrived: false, booked: false, answered: 'none' };
+		const attempt: Attempt = {
+			id: this.attempts.length + 1,
+			transferId,
+			operation,
+			body,
+			by,
+			execution,
+			at: this.clock.now,
+			fault,
+			arrived: false,
+			booked: false,
+			answered: 'none',
+		};
 		this.attempts.push(attempt);
-		this.log(`${execution} sends ${transferId} ${String(body.amount)} to ${String(body.rechargeAccount ?? body.beneId ?? body.token)} (${fault}${verdict === 'pay' ? '' : `, ${verdict}`})`);
+		this.log(
+			`${execution} sends ${transferId} ${String(body.amount)} to ${String(body.rechargeAccount ?? body.beneId ?? body.token)} (${fault}${verdict === 'pay' ? '' : `, ${verdict}`})`,
+		);
 		return await new Promise<WireAnswer>((resolve, reject) => {
 			let ended = false;
 			const end = (error?: WireError, answer?: WireAnswer) => {
@@ -464,28 +623,56 @@ export class World {
 				if (error) reject(error);
 				else resolve(answer as WireAnswer);
 			};
-			if (request.timeoutMs > 0) this.clock.after(request.timeoutMs, () => end(new WireError('ECONNABORTED', `timeout of ${request.timeoutMs}ms exceeded`)));
+			if (request.timeoutMs > 0)
+				this.clock.after(request.timeoutMs, () =>
+					end(new WireError('ECONNABORTED', `timeout of ${request.timeoutMs}ms exceeded`)),
+				);
 			// Stop: the sender's wait ends as its own (a crashed sender hears nothing).
-			request.signal?.addEventListener('abort', () => this.clock.after(0, () => end(new WireError('ERR_CANCELED', 'canceled')), by));
+			request.signal?.addEventListener('abort', () =>
+				this.clock.after(0, () => end(new WireError('ERR_CANCELED', 'canceled')), by),
+			);
 			// On the wire: it arrives even if the sender dies or stops meanwhile.
-			this.clock.after(this.timing.network(this.random) + (fault === 'slow' ? 2 * (request.timeoutMs || 1000) : 0), () => {
-				if (fault === 'lostBefore') return this.log(`${transferId} from ${execution} lost before the service`);
-				if (fault === 'error5xxBefore') return this.back(by, () => end(undefined, { status: 502, body: '<html><body>502 Bad Gateway</body></html>' }));
-				attempt.arrived = true;
-				const before = this.service.bookings.length;
-				const answer = this.service.transfer(operation, body, verdict, this.clock.now, attempt.id, () => this.random.next());
-				attempt.booked = this.service.bookings.length > before;
-				if (attempt.booked) this.bankLater(this.service.bookings[this.service.bookings.length - 1]);
-				this.log(`service receives ${transferId} from ${execution}: ${answer.httpStatus} ${String(answer.body.message ?? '')}${attempt.booked ? ' (booked)' : ''}`);
-				if (fault === 'lostAfter') return;
-				if (fault === 'error5xxAfter') return this.back(by, () => end(undefined, { status: 500, body: '<html>Internal Server Error</html>' }));
-				this.back(by, () => {
-					// axios checks the abort signal once more after the answer: a stopped execution never reads it.
-					if (request.signal?.aborted) return end(new WireError('ERR_CANCELED', 'canceled'));
-					if (!ended) attempt.answered = answer.body.status === 'ERROR' ? (attempt.booked ? 'none' : 'refused') : 'paid';
-					end(undefined, { status: answer.httpStatus, body: JSON.stringify(answer.body) });
-				});
-			}, 'network');
+			this.clock.after(
+				this.timing.network(this.random) + (fault === 'slow' ? 2 * (request.timeoutMs || 1000) : 0),
+				() => {
+					if (fault === 'lostBefore')
+						return this.log(`${transferId} from ${execution} lost before the service`);
+					if (fault === 'error5xxBefore')
+						return this.back(by, () =>
+							end(undefined, { status: 502, body: '<html><body>502 Bad Gateway</body></html>' }),
+						);
+					attempt.arrived = true;
+					const before = this.service.bookings.length;
+					const answer = this.service.transfer(
+						operation,
+						body,
+						verdict,
+						this.clock.now,
+						attempt.id,
+						() => this.random.next(),
+					);
+					attempt.booked = this.service.bookings.length > before;
+					if (attempt.booked)
+						this.bankLater(this.service.bookings[this.service.bookings.length - 1]);
+					this.log(
+						`service receives ${transferId} from ${execution}: ${answer.httpStatus} ${String(answer.body.message ?? '')}${attempt.booked ? ' (booked)' : ''}`,
+					);
+					if (fault === 'lostAfter') return;
+					if (fault === 'error5xxAfter')
+						return this.back(by, () =>
+							end(undefined, { status: 500, body: '<html>Internal Server Error</html>' }),
+						);
+					this.back(by, () => {
+						// axios checks the abort signal once more after the answer: a stopped execution never reads it.
+						if (request.signal?.aborted) return end(new WireError('ERR_CANCELED', 'canceled'));
+						if (!ended)
+							attempt.answered =
+								answer.body.status === 'ERROR' ? (attempt.booked ? 'none' : 'refused') : 'paid';
+						end(undefined, { status: answer.httpStatus, body: JSON.stringify(answer.body) });
+					});
+				},
+				'network',
+			);
 		});
 	}
 
@@ -498,10 +685,14 @@ export class World {
 	private bankLater(booking: PayoutsServiceModel['bookings'][number]) {
 		if (booking.status !== 'PENDING') return;
 		const { afterMs, pays } = this.timing.bank(this.random);
-		this.clock.after(afterMs, () => {
-			this.service.settleAtBank(booking, pays, this.clock.now);
-			this.log(`bank settles ${booking.transferId}: ${booking.status}`);
-		}, 'network');
+		this.clock.after(
+			afterMs,
+			() => {
+				this.service.settleAtBank(booking, pays, this.clock.now);
+				this.log(`bank settles ${booking.transferId}: ${booking.status}`);
+			},
+			'network',
+		);
 	}
 
 	private async read(apiPath: string, request: WireRequest): Promise<WireAnswer> {
@@ -517,9 +708,20 @@ export class World {
 
 	/** The Transfer ID the node gives a row in node `nodeId` (its own rule, as the first process loaded it). */
 	transferIdOf(row: Row, nodeId = PAY.id, executionId = '', itemIndex = 0): string {
-		if (this.workflow.operation !== 'internalTransfer' || this.workflow.keyMode === 'transferId') return row.key;
+		if (this.workflow.operation !== 'internalTransfer' || this.workflow.keyMode === 'transferId')
+			return row.key;
 		const operations = [...this.processes.values()][0]?.operations ?? loadCodeAfresh().operations;
-		const made = operations.internalTransfer.transferIdWhenEmpty?.(this.workflow.keyMode === 'topUpKey' ? { topUpKey: row.key, rechargeAccount: row.to } : {}, { workflowId: WORKFLOW_ID, nodeId, executionId, runIndex: 0, itemIndex, payEveryRun: this.workflow.keyMode === 'payEveryRun' });
+		const made = operations.internalTransfer.transferIdWhenEmpty?.(
+			this.workflow.keyMode === 'topUpKey' ? { topUpKey: row.key, rechargeAccount: row.to } : {},
+			{
+				workflowId: WORKFLOW_ID,
+				nodeId,
+				executionId,
+				runIndex: 0,
+				itemIndex,
+				payEveryRun: this.workflow.keyMode === 'payEveryRun',
+			},
+		);
 		return made && 'transferId' in made ? made.transferId : row.key;
 	}
 
@@ -540,9 +742,23 @@ function parametersOf(operation: Operation, keyMode: KeyMode): IDataObject {
 				additionalFields: keyMode === 'transferId' ? { transferId: '={{ $json.key }}' } : {},
 			};
 		case 'standardTransfer':
-			return { operation, beneId: '={{ $json.to }}', amount: '={{ $json.amount }}', transferId: '={{ $json.key }}', transferMode: 'imps', additionalFields: {} };
+			return {
+				operation,
+				beneId: '={{ $json.to }}',
+				amount: '={{ $json.amount }}',
+				transferId: '={{ $json.key }}',
+				transferMode: 'imps',
+				additionalFields: {},
+			};
 		case 'cardTransfer':
-			return { operation, token: '={{ $json.to }}', amount: '={{ $json.amount }}', transferId: '={{ $json.key }}', cardType: 'DEBIT', additionalFields: {} };
+			return {
+				operation,
+				token: '={{ $json.to }}',
+				amount: '={{ $json.amount }}',
+				transferId: '={{ $json.key }}',
+				cardType: 'DEBIT',
+				additionalFields: {},
+			};
 	}
 }
 
@@ -553,11 +769,19 @@ function pairOf(item: INodeExecutionData | undefined): number {
 	return paired?.item ?? -1;
 }
 
-const short = (value: string) => value.replace(/:([0-9a-f]{8})[0-9a-f]{56}/g, ':$1…').replace(/-([0-9a-f]{6})[0-9a-f]+/g, '-$1…');
+const short = (value: string) =>
+	value.replace(/:([0-9a-f]{8})[0-9a-f]{56}/g, ':$1…').replace(/-([0-9a-f]{6})[0-9a-f]+/g, '-$1…');
 
 interface LoadedCode {
 	node: INodeType;
-	operations: { internalTransfer: { transferIdWhenEmpty?: (params: Record<string, unknown>, origin: Record<string, unknown>) => { transferId: string } | { issue: string } } };
+	operations: {
+		internalTransfer: {
+			transferIdWhenEmpty?: (
+				params: Record<string, unknown>,
+				origin: Record<string, unknown>,
+			) => { transferId: string } | { issue: string };
+		};
+	};
 }
 
 /**
@@ -573,17 +797,32 @@ export function useCodeFrom(root: string) {
 	built = undefined;
 }
 function loadCodeAfresh(): LoadedCode {
-	built ??= new vm.Script(`(function (exports, require, module) {${buildCode()}\n})`, { filename: 'payouts-transfer.sim.js' });
-	const module = { exports: {} as { PayoutsTransfer: new () => INodeType; internalTransfer: LoadedCode['operations']['internalTransfer'] } };
-	(built.runInThisContext() as (exports: object, require: NodeRequire, module: object) => void)(module.exports, require, module);
-	return { node: new module.exports.PayoutsTransfer(), operations: { internalTransfer: module.exports.internalTransfer } };
+	built ??= new vm.Script(`(function (exports, require, module) {${buildCode()}\n})`, {
+		filename: 'payouts-transfer.sim.js',
+	});
+	const module = {
+		exports: {} as {
+			PayoutsTransfer: new () => INodeType;
+			internalTransfer: LoadedCode['operations']['internalTransfer'];
+		},
+	};
+	(built.runInThisContext() as (exports: object, require: NodeRequire, module: object) => void)(
+		module.exports,
+		require,
+		module,
+	);
+	return {
+		node: new module.exports.PayoutsTransfer(),
+		operations: { internalTransfer: module.exports.internalTransfer },
+	};
 }
 
 /** The node's code and its internal-transfer rule, bundled as tsc would compile them: one CommonJS module. */
 export function buildCode(): string {
 	const result = buildSync({
 		stdin: {
-			contents: "export { PayoutsTransfer } from './nodes/PayoutsTransfer/PayoutsTransfer.node';\nexport { internalTransfer } from './nodes/PayoutsTransfer/operations/internalTransfer';\n",
+			contents:
+				"export { PayoutsTransfer } from './nodes/PayoutsTransfer/PayoutsTransfer.node';\nexport { internalTransfer } from './nodes/PayoutsTransfer/operations/internalTransfer';\n",
 			resolveDir: codeRoot,
 			loader: 'ts',
 			sourcefile: 'simulated-package.ts',

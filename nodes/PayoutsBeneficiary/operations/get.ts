@@ -8,7 +8,16 @@ import { endpoints } from '../../shared/transport/endpoints';
 const schema = itemSchema({ beneId: text({ required: true }), simplify: simplifyRule });
 
 /** What a payout needs to know about a beneficiary; the postal address is left out. */
-const SIMPLIFIED = ['beneId', 'name', 'status', 'groupName', 'email', 'phone', 'bankAccount', 'ifsc'] as const;
+const SIMPLIFIED = [
+	'beneId',
+	'name',
+	'status',
+	'groupName',
+	'email',
+	'phone',
+	'bankAccount',
+	'ifsc',
+] as const;
 
 export const get: PayoutOperation<z.output<typeof schema>> = {
 	value: 'get',
@@ -18,7 +27,8 @@ export const get: PayoutOperation<z.output<typeof schema>> = {
 	action: 'Get a beneficiary',
 	movesMoney: false,
 	host: 'payout',
-	notice: 'The service has announced that this beneficiary API (v1) will be retired in favour of its second-generation beneficiary API.',
+	notice:
+		'The service has announced that this beneficiary API (v1) will be retired in favour of its second-generation beneficiary API.',
 	properties: [
 		{
 			displayName: 'Beneficiary ID',
@@ -33,5 +43,7 @@ export const get: PayoutOperation<z.output<typeof schema>> = {
 	],
 	schema: () => schema,
 	request: ({ beneId }) => endpoints.getBeneficiary(beneId),
-	output: (answer, { simplify }) => [simplify ? simplified(answer.data ?? {}, SIMPLIFIED) : (answer.data ?? {})],
+	output: (answer, { simplify }) => [
+		simplify ? simplified(answer.data ?? {}, SIMPLIFIED) : (answer.data ?? {}),
+	],
 };

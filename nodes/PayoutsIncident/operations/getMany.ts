@@ -12,7 +12,17 @@ const MAX_WINDOW_DAYS = 7;
 const MAX_AGE_DAYS = 90;
 
 /** Which bank, which transfer mode, how bad, since when and whether it is over. */
-const SIMPLIFIED = ['id', 'entityCode', 'entityName', 'mode', 'impact', 'isResolved', 'isScheduled', 'createdAt', 'resolvedAt'] as const;
+const SIMPLIFIED = [
+	'id',
+	'entityCode',
+	'entityName',
+	'mode',
+	'impact',
+	'isResolved',
+	'isScheduled',
+	'createdAt',
+	'resolvedAt',
+] as const;
 
 /**
  * The incident window of the interface document: start not after end, at most 7 days, start
@@ -31,9 +41,18 @@ function schema(clock: Clock) {
 		({ startTime, endTime }, fail) => {
 			const start = startTime ?? clock.now.startOf('day');
 			const end = endTime ?? clock.now.endOf('day');
-			if (start > end) fail('startTime', `must not be after 'End Time'${endTime ? '' : ' (the end of today when empty)'}`);
-			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS) fail(endTime ? 'endTime' : 'startTime', `must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`);
-			if (start < clock.now.minus({ days: MAX_AGE_DAYS })) fail('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
+			if (start > end)
+				fail(
+					'startTime',
+					`must not be after 'End Time'${endTime ? '' : ' (the end of today when empty)'}`,
+				);
+			else if (end.diff(start, 'days').days > MAX_WINDOW_DAYS)
+				fail(
+					endTime ? 'endTime' : 'startTime',
+					`must be at most ${MAX_WINDOW_DAYS} days from 'Start Time' to 'End Time'`,
+				);
+			if (start < clock.now.minus({ days: MAX_AGE_DAYS }))
+				fail('startTime', `must be within the last ${MAX_AGE_DAYS} days`);
 		},
 	).transform(({ startTime, endTime, ...rest }) => ({
 		...rest,
@@ -71,7 +90,8 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 				name: 'endTime',
 				type: 'dateTime',
 				default: '',
-				description: "End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
+				description:
+					"End of the time range, at most 7 days after 'Start Time'. Default: the end of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
 			},
 			{
 				displayName: 'Entity Code',
@@ -86,15 +106,21 @@ export const getMany: PayoutOperation<z.output<ReturnType<typeof schema>>> = {
 				name: 'startTime',
 				type: 'dateTime',
 				default: '',
-				description: "Start of the time range, within the last 90 days. Default: the start of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
+				description:
+					"Start of the time range, within the last 90 days. Default: the start of today. Sent as yyyy-mm-dd hh:mm:ss in the workflow's timezone (the service does not document its own).",
 			},
 		]),
 	],
 	schema,
 	// 'Simplify' shapes the output only: it is not a query parameter of the service.
-	request: (query) => endpoints.getIncidents(Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify'))),
+	request: (query) =>
+		endpoints.getIncidents(
+			Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'simplify')),
+		),
 	output: (answer, { simplify }) => {
-		const incidents = Array.isArray(answer.data?.incidents) ? (answer.data.incidents as IDataObject[]) : [];
+		const incidents = Array.isArray(answer.data?.incidents)
+			? (answer.data.incidents as IDataObject[])
+			: [];
 		return simplify ? incidents.map((incident) => simplified(incident, SIMPLIFIED)) : incidents;
 	},
 };

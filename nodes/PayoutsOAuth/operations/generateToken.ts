@@ -22,7 +22,8 @@ export const generateToken: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			required: true,
 			placeholder: 'e.g. {{ $json.query.auth_code }}',
-			description: 'The authorisation code delivered to your redirect URL after the user consented. Each code works once.',
+			description:
+				'The authorisation code delivered to your redirect URL after the user consented. Each code works once.',
 		},
 	],
 	schema: () => schema,

@@ -12,13 +12,18 @@ const CARD_TYPES = ['CREDIT', 'DEBIT'] as const;
 const NETWORKS = ['NETWORK_A', 'NETWORK_B'] as const;
 
 /** The networks as the editor's picker names them, so that errors use the same words. */
-const NETWORK_NAMES: Record<(typeof NETWORKS)[number], string> = { NETWORK_A: 'Network A', NETWORK_B: 'Network B' };
+const NETWORK_NAMES: Record<(typeof NETWORKS)[number], string> = {
+	NETWORK_A: 'Network A',
+	NETWORK_B: 'Network B',
+};
 
 /** The network rule, in the picker's words (an expression gives the API's values, named too). */
 const networkType: FieldRule<(typeof NETWORKS)[number] | undefined> = (value) => {
 	const checked = oneOf(NETWORKS)(value);
 	if (!('issue' in checked)) return checked;
-	return { issue: `must be ${Object.values(NETWORK_NAMES).join(' or ')} (in an expression: ${NETWORKS.join(' or ')})` };
+	return {
+		issue: `must be ${Object.values(NETWORK_NAMES).join(' or ')} (in an expression: ${NETWORKS.join(' or ')})`,
+	};
 };
 
 /**
@@ -43,13 +48,20 @@ const schema = itemSchema(
 		name: text({}),
 		networkType,
 		cryptogram: text({ max: 600 }),
-		tokenExpiry: text({ max: 10, pattern: /^\d{4}-(0[1-9]|1[0-2])$/, rule: 'must be a year and month in the format YYYY-MM, e.g. 2030-12' }),
+		tokenExpiry: text({
+			max: 10,
+			pattern: /^\d{4}-(0[1-9]|1[0-2])$/,
+			rule: 'must be a year and month in the format YYYY-MM, e.g. 2030-12',
+		}),
 		tokenPANSequenceNumber: text({ max: 3, ...fields.alphanumeric }),
 	},
 	(card, fail) => {
 		// The editor hides the field for Network A; an expression for 'Network Type' can still get here.
 		if (card.tokenExpiry !== undefined && card.networkType !== 'NETWORK_B') {
-			fail('tokenExpiry', `applies only to ${NETWORK_NAMES.NETWORK_B}: set 'Network Type' to ${NETWORK_NAMES.NETWORK_B}, or leave 'Token Expiry' out`);
+			fail(
+				'tokenExpiry',
+				`applies only to ${NETWORK_NAMES.NETWORK_B}: set 'Network Type' to ${NETWORK_NAMES.NETWORK_B}, or leave 'Token Expiry' out`,
+			);
 		}
 	},
 );
@@ -94,7 +106,8 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
-				description: 'Chip or cryptogram data of the token, at most 600 characters. Optional for Network B, not needed for Network A.',
+				description:
+					'Chip or cryptogram data of the token, at most 600 characters. Optional for Network B, not needed for Network A.',
 			},
 			{
 				displayName: 'Name',
@@ -131,7 +144,8 @@ export const cardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
-				description: 'At most 3 letters or digits. Optional for Network B, not needed for Network A.',
+				description:
+					'At most 3 letters or digits. Optional for Network B, not needed for Network A.',
 			},
 		]),
 	],

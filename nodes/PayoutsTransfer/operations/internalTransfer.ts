@@ -18,7 +18,8 @@ const schema = itemSchema({
 
 /** Fits the rule of an internal Transfer ID: letters, digits, hyphen and underscore, at most 40. */
 const MAX_ID = 40;
-const digest = (parts: unknown[], length: number) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, length);
+const digest = (parts: unknown[], length: number) =>
+	createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, length);
 
 /**
  * A row without a Transfer ID gets one the user can see before it is sent (in the output and in a
@@ -30,19 +31,29 @@ const digest = (parts: unknown[], length: number) => createHash('sha256').update
  * - with Options > Pay Again on Every Run: made of the execution, the node's run and the row, so
  *   each run is a new transfer, while n8n's Retry On Fail (the same run again) is not.
  */
-function transferIdOf(transfer: { topUpKey?: string; rechargeAccount?: string }, origin: TransferOrigin): { transferId: string } | { issue: string; hint: string } {
+function transferIdOf(
+	transfer: { topUpKey?: string; rechargeAccount?: string },
+	origin: TransferOrigin,
+): { transferId: string } | { issue: string; hint: string } {
 	if (transfer.topUpKey !== undefined) {
 		const shown = transfer.topUpKey.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 15) || 'key';
-		return { transferId: `${shown}-${digest([origin.workflowId, transfer.rechargeAccount, transfer.topUpKey], MAX_ID - shown.length - 1)}` };
+		return {
+			transferId: `${shown}-${digest([origin.workflowId, transfer.rechargeAccount, transfer.topUpKey], MAX_ID - shown.length - 1)}`,
+		};
 	}
-	if (origin.payEveryRun) return { transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.executionId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}` };
+	if (origin.payEveryRun)
+		return {
+			transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.executionId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}`,
+		};
 	return {
-		issue: "is empty, and so is 'Transfer ID': the node cannot tell this top-up from a repeat of it",
+		issue:
+			"is empty, and so is 'Transfer ID': the node cannot tell this top-up from a repeat of it",
 		hint: "Set 'Top-Up Key' to what makes it the same top-up in any run, e.g. the event's ID ({{ $json.body.eventId }}), a column of your sheet, or {{ $today.toISODate() }} for once a day; or give the row a 'Transfer ID' under Additional Fields; or, if every run should pay again, turn on Options > 'Pay Again on Every Run'.",
 	};
 }
 
-const withoutKey = (transfer: IDataObject): IDataObject => Object.fromEntries(Object.entries(transfer).filter(([field]) => field !== 'topUpKey'));
+const withoutKey = (transfer: IDataObject): IDataObject =>
+	Object.fromEntries(Object.entries(transfer).filter(([field]) => field !== 'topUpKey'));
 
 export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 	value: 'internalTransfer',

@@ -56,7 +56,8 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 				name: 'paymentInstrumentId',
 				type: 'string',
 				default: '',
-				description: 'ID of the fund source to debit; needed when several fund sources serve the transfer mode',
+				description:
+					'ID of the fund source to debit; needed when several fund sources serve the transfer mode',
 			},
 			remarksProperty,
 		]),
@@ -64,5 +65,8 @@ export const standardTransfer: PayoutOperation<z.output<typeof schema>> = {
 	schema: () => schema,
 	request: (transfer) => endpoints.standardTransfer(transfer),
 	output: transferOutput,
-	incidentGuard: { transferMode: (transfer) => String(transfer.transferMode ?? 'banktransfer'), beneId: (transfer) => String(transfer.beneId) },
+	incidentGuard: {
+		transferMode: (transfer) => String(transfer.transferMode ?? 'banktransfer'),
+		beneId: (transfer) => String(transfer.beneId),
+	},
 };

@@ -75,17 +75,38 @@ async function withRetries<T>(read: () => Promise<Read<T>>): Promise<Read<T>> {
 
 const isFinal = (subCode: string) => subCode !== '' && !subCode.startsWith('5');
 
-async function listWindow(context: IExecuteFunctions, target: SendTarget, window: Window): Promise<Read<IDataObject[]>> {
+async function listWindow(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	window: Window,
+): Promise<Read<IDataObject[]>> {
 	try {
-		return { value: await listIncidents(context, target, window, { status: 'UNRESOLVED', whenUnclear: 'The service gave no clear answer to the incident listing.' }) };
+		return {
+			value: await listIncidents(context, target, window, {
+				status: 'UNRESOLVED',
+				whenUnclear: 'The service gave no clear answer to the incident listing.',
+			}),
+		};
 	} catch (error) {
-		const { message, description, httpCode } = error as { message: string; description?: string; httpCode?: string | null };
-		return { failed: `${message}${description ? ` (${description})` : ''}`, final: isFinal(String(httpCode ?? '')) };
+		const { message, description, httpCode } = error as {
+			message: string;
+			description?: string;
+			httpCode?: string | null;
+		};
+		return {
+			failed: `${message}${description ? ` (${description})` : ''}`,
+			final: isFinal(String(httpCode ?? '')),
+		};
 	}
 }
 
 /** Every unresolved incident created in the look-back, by upper-case mode, after the user's filters; or why they could not be listed. */
-async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarget, settings: GuardSettings, timezone: string): Promise<Read<Map<string, IDataObject[]>>> {
+async function openIncidentsByMode(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	settings: GuardSettings,
+	timezone: string,
+): Promise<Read<Map<string, IDataObject[]>>> {
 	const now = DateTime.now().setZone(timezone);
 	// The service reads the times in a zone the document does not name: windowsFrom reaches 26
 	// hours past both ends (an incident created a moment ago is listed) and keeps the oldest
@@ -104,59 +125,106 @@ async function openIncidentsByMode(context: IExecuteFunctions, target: SendTarge
 	for (const incident of byId.values()) {
 		if (incident.isResolved === true) continue;
 		if (!settings.countScheduled && incident.isScheduled === true) continue;
-		if (settings.impacts.length > 0 && !settings.impacts.includes(String(incident.impact ?? '').toUpperCase())) continue;
+		if (
+			settings.impacts.length > 0 &&
+			!settings.impacts.includes(String(incident.impact ?? '').toUpperCase())
+		)
+			continue;
 		const mode = String(incident.mode ?? '').toUpperCase();
 		byMode.set(mode, [...(byMode.get(mode) ?? []), incident]);
 	}
 	return { value: byMode };
 }
 
-async function lookUp(context: IExecuteFunctions, target: SendTarget, beneId: string): Promise<Read<IDataObject>> {
+async function lookUp(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	beneId: string,
+): Promise<Read<IDataObject>> {
 	const answer = await send(context, target, endpoints.getBeneficiary(beneId));
-	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') return { value: answer.envelope.data ?? {} };
+	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR')
+		return { value: answer.envelope.data ?? {} };
 	const redact = redactor([target.credentials?.accessToken, target.credentials?.clientSecret]);
 	if (answer.kind === 'envelope') {
 		const { subCode, message } = answer.envelope;
-		return { failed: `${redact(message)} (subCode ${subCode}). ${findErrorRow('getBeneficiary', subCode, message).hint}`, final: isFinal(subCode) };
+		return {
+			failed: `${redact(message)} (subCode ${subCode}). ${findErrorRow('getBeneficiary', subCode, message).hint}`,
+			final: isFinal(subCode),
+		};
 	}
-	return { failed: answer.kind === 'noAnswer' ? redact(answer.reason) : `HTTP ${answer.httpStatus} without the service's envelope`, final: false };
+	return {
+		failed:
+			answer.kind === 'noAnswer'
+				? redact(answer.reason)
+				: `HTTP ${answer.httpStatus} without the service's envelope`,
+		final: false,
+	};
 }
 
 /** The bank code of each beneficiary (first four letters of its IFSC), or why it is unknown. */
-async function bankCodes(context: IExecuteFunctions, target: SendTarget, beneIds: string[]): Promise<Map<string, { bankCode: string } | { unchecked: string }>> {
+async function bankCodes(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	beneIds: string[],
+): Promise<Map<string, { bankCode: string } | { unchecked: string }>> {
 	const codes = new Map<string, { bankCode: string } | { unchecked: string }>();
 	await inLanes(beneIds, async (beneId) => {
 		const found = await withRetries(() => lookUp(context, target, beneId));
 		if ('failed' in found) {
-			codes.set(beneId, { unchecked: `beneficiary ${beneId} could not be looked up: ${found.failed}` });
+			codes.set(beneId, {
+				unchecked: `beneficiary ${beneId} could not be looked up: ${found.failed}`,
+			});
 			return true;
 		}
 		const ifsc = String(found.value.ifsc ?? '');
 		const code = ifsc.slice(0, 4).toUpperCase();
-		codes.set(beneId, /^[A-Z]{4}$/.test(code) ? { bankCode: code } : { unchecked: `beneficiary ${beneId} has no IFSC whose first four characters are letters (given: ${JSON.stringify(ifsc)})` });
+		codes.set(
+			beneId,
+			/^[A-Z]{4}$/.test(code)
+				? { bankCode: code }
+				: {
+						unchecked: `beneficiary ${beneId} has no IFSC whose first four characters are letters (given: ${JSON.stringify(ifsc)})`,
+					},
+		);
 		return true;
 	});
 	return codes;
 }
 
-async function checkAll(context: IExecuteFunctions, target: SendTarget, settings: GuardSettings, items: GuardedItem[], timezone: string): Promise<Map<number, Check>> {
+async function checkAll(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	settings: GuardSettings,
+	items: GuardedItem[],
+	timezone: string,
+): Promise<Map<number, Check>> {
 	const checks = new Map<number, Check>();
 	const listed = await openIncidentsByMode(context, target, settings, timezone);
 	if ('failed' in listed) {
-		for (const item of items) checks.set(item.index, { unchecked: `the incidents could not be listed: ${listed.failed}` });
+		for (const item of items)
+			checks.set(item.index, { unchecked: `the incidents could not be listed: ${listed.failed}` });
 		return checks;
 	}
 	const byMode = listed.value;
 	const onMode = (item: GuardedItem) => byMode.get(item.transferMode.toUpperCase()) ?? [];
 	// A beneficiary is looked up only when an open incident is on one of its items' modes.
-	const toLookUp = settings.matchBank ? [...new Set(items.filter((item) => onMode(item).length > 0).map((item) => item.beneId))] : [];
+	const toLookUp = settings.matchBank
+		? [...new Set(items.filter((item) => onMode(item).length > 0).map((item) => item.beneId))]
+		: [];
 	const banks = await bankCodes(context, target, toLookUp);
 	for (const item of items) {
 		const incidents = onMode(item);
 		const bank = banks.get(item.beneId);
-		if (!settings.matchBank || incidents.length === 0 || !bank) checks.set(item.index, { incidents });
+		if (!settings.matchBank || incidents.length === 0 || !bank)
+			checks.set(item.index, { incidents });
 		else if ('unchecked' in bank) checks.set(item.index, bank);
-		else checks.set(item.index, { incidents: incidents.filter((incident) => String(incident.entityCode ?? '').toUpperCase() === bank.bankCode), bankCode: bank.bankCode });
+		else
+			checks.set(item.index, {
+				incidents: incidents.filter(
+					(incident) => String(incident.entityCode ?? '').toUpperCase() === bank.bankCode,
+				),
+				bankCode: bank.bankCode,
+			});
 	}
 	return checks;
 }
@@ -164,13 +232,24 @@ async function checkAll(context: IExecuteFunctions, target: SendTarget, settings
 const describeIncident = (incident: IDataObject) =>
 	`incident ${String(incident.id)} (${String(incident.mode)} at ${String(incident.entityCode)}, impact ${String(incident.impact)}${incident.isScheduled === true ? ', scheduled' : ''})`;
 
-function affects(item: GuardedItem, check: { incidents: IDataObject[]; bankCode?: string }): string {
-	const where = check.bankCode ? `transfer mode ${item.transferMode} at bank ${check.bankCode}` : `transfer mode ${item.transferMode}`;
+function affects(
+	item: GuardedItem,
+	check: { incidents: IDataObject[]; bankCode?: string },
+): string {
+	const where = check.bankCode
+		? `transfer mode ${item.transferMode} at bank ${check.bankCode}`
+		: `transfer mode ${item.transferMode}`;
 	return `${check.incidents.length > 1 ? 'open incidents affect' : 'an open incident affects'} ${where}: ${check.incidents.map(describeIncident).join('; ')}`;
 }
 
 /** Checks every item and says, per item, what the chosen action makes of it. */
-export async function guardIncidents(context: IExecuteFunctions, target: SendTarget, settings: GuardSettings, items: GuardedItem[], timezone: string): Promise<GuardResult> {
+export async function guardIncidents(
+	context: IExecuteFunctions,
+	target: SendTarget,
+	settings: GuardSettings,
+	items: GuardedItem[],
+	timezone: string,
+): Promise<GuardResult> {
 	const result: GuardResult = { held: new Map(), refused: new Map(), notes: new Map() };
 	if (items.length === 0) return result;
 	const checks = await checkAll(context, target, settings, items, timezone);
@@ -183,7 +262,9 @@ export async function guardIncidents(context: IExecuteFunctions, target: SendTar
 					hint: "Run the node again once the service answers, or set Incident Guard > 'If the Guard Cannot Check' to 'Send Without the Guard'.",
 				});
 			} else {
-				result.notes.set(item.index, { warning: `Sent without the Incident Guard: ${check.unchecked}` });
+				result.notes.set(item.index, {
+					warning: `Sent without the Incident Guard: ${check.unchecked}`,
+				});
 			}
 			continue;
 		}
@@ -206,7 +287,11 @@ export async function guardIncidents(context: IExecuteFunctions, target: SendTar
 				hint: "Send the item once the incident is resolved, choose another 'Transfer Mode', or set Incident Guard > 'Affected Items' to 'Hold' or 'Send Anyway'.",
 			});
 		} else {
-			result.notes.set(item.index, { warning: `Sent although ${what}`, ...(check.bankCode ? { bankCode: check.bankCode } : {}), incidents });
+			result.notes.set(item.index, {
+				warning: `Sent although ${what}`,
+				...(check.bankCode ? { bankCode: check.bankCode } : {}),
+				incidents,
+			});
 		}
 	}
 	return result;

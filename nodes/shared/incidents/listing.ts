@@ -40,7 +40,11 @@ export interface Window {
  * after `to`, written on the clock of `now` (the workflow's). None starts earlier than a service
  * 26 hours ahead still accepts as within its 90 days; `skipped` is what may therefore be missed.
  */
-export function windowsFrom(from: DateTime, to: DateTime, now: DateTime): { windows: Window[]; skipped?: Window } {
+export function windowsFrom(
+	from: DateTime,
+	to: DateTime,
+	now: DateTime,
+): { windows: Window[]; skipped?: Window } {
 	const oldest = now.minus(MAX_AGE).plus(SERVICE_CLOCK_SPREAD).plus(AGE_MARGIN);
 	// What that oldest start surely covers: read by a service 26 hours behind, it is 26 hours later.
 	const reached = oldest.plus(SERVICE_CLOCK_SPREAD);
@@ -64,9 +68,18 @@ export interface ListQuery {
 }
 
 /** The incidents created within one window; throws a NodeApiError that says why it could not list. */
-export async function listIncidents(context: IExecuteFunctions | IPollFunctions, target: SendTarget, window: Window, query: ListQuery): Promise<IDataObject[]> {
+export async function listIncidents(
+	context: IExecuteFunctions | IPollFunctions,
+	target: SendTarget,
+	window: Window,
+	query: ListQuery,
+): Promise<IDataObject[]> {
 	const node = context.getNode();
-	const qs: IDataObject = { status: query.status, startTime: window.start.toFormat(SERVICE_TIME_FORMAT), endTime: window.end.toFormat(SERVICE_TIME_FORMAT) };
+	const qs: IDataObject = {
+		status: query.status,
+		startTime: window.start.toFormat(SERVICE_TIME_FORMAT),
+		endTime: window.end.toFormat(SERVICE_TIME_FORMAT),
+	};
 	if (query.entityCode) qs.entityCode = query.entityCode;
 	const answer = await send(context, target, endpoints.getIncidents(qs));
 	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR') {
@@ -84,7 +97,10 @@ export async function listIncidents(context: IExecuteFunctions | IPollFunctions,
 			httpCode: subCode,
 		});
 	}
-	const what = answer.kind === 'noAnswer' ? redact(answer.reason) : `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : 'no envelope'}`;
+	const what =
+		answer.kind === 'noAnswer'
+			? redact(answer.reason)
+			: `HTTP ${answer.httpStatus}, ${answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : 'no envelope'}`;
 	throw new NodeApiError(node, { message: what } as JsonObject, {
 		message: `Listing incidents failed: ${what}`,
 		description: query.whenUnclear,

@@ -18,11 +18,18 @@ export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
 };
 
 /** Reads a status: undefined when none is given, a rule's message when it is not one of the words. */
-export function readDashboardStatus(value: unknown): DashboardStatus | undefined | { issue: string } {
+export function readDashboardStatus(
+	value: unknown,
+): DashboardStatus | undefined | { issue: string } {
 	if (value === undefined || value === null || String(value).trim() === '') return undefined;
-	const word = String(value).trim().toUpperCase().replace(/[\s-]+/g, '_');
+	const word = String(value)
+		.trim()
+		.toUpperCase()
+		.replace(/[\s-]+/g, '_');
 	for (const verdict of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
 		if (DASHBOARD_WORDS[verdict].includes(word)) return { verdict, word };
 	}
-	return { issue: `must be one of the dashboard's words ${Object.values(DASHBOARD_WORDS).flat().join(', ')}` };
+	return {
+		issue: `must be one of the dashboard's words ${Object.values(DASHBOARD_WORDS).flat().join(', ')}`,
+	};
 }

@@ -7,7 +7,10 @@ import type { PayoutOperation } from '../types';
  * A node's parameters from its operations: the operation selector, then each operation's own
  * parameters and options, shown only for that operation. The display rules live here, once.
  */
-export function describeOperations(operations: PayoutOperation[], defaultOperation = operations[0].value): INodeProperties[] {
+export function describeOperations(
+	operations: PayoutOperation[],
+	defaultOperation = operations[0].value,
+): INodeProperties[] {
 	const selector: INodeProperties = {
 		displayName: 'Operation',
 		name: 'operation',
@@ -20,12 +23,22 @@ export function describeOperations(operations: PayoutOperation[], defaultOperati
 	};
 	const perOperation = operations.flatMap((operation) => {
 		const notice: INodeProperties[] = operation.notice
-			? [{ displayName: operation.notice, name: `${operation.value}Notice`, type: 'notice', default: '' }]
+			? [
+					{
+						displayName: operation.notice,
+						name: `${operation.value}Notice`,
+						type: 'notice',
+						default: '',
+					},
+				]
 			: [];
 		// A property's own display rules (e.g. by node version) are kept, the operation's added.
 		return [...notice, ...operation.properties, optionsFor(operation)].map((property) => ({
 			...property,
-			displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, operation: [operation.value] } },
+			displayOptions: {
+				...property.displayOptions,
+				show: { ...property.displayOptions?.show, operation: [operation.value] },
+			},
 		}));
 	});
 	return [selector, ...perOperation];
@@ -33,7 +46,14 @@ export function describeOperations(operations: PayoutOperation[], defaultOperati
 
 /** The optional API fields of an operation, in an "Additional Fields" collection, as n8n's own nodes do. */
 export function additionalFields(options: INodeProperties[]): INodeProperties {
-	return { displayName: 'Additional Fields', name: 'additionalFields', type: 'collection', placeholder: 'Add Field', default: {}, options };
+	return {
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options,
+	};
 }
 
 /** Display names by parameter name (collections included), so errors name what the user sees. */

@@ -42,9 +42,23 @@ export const incidentGuardOption: INodeProperties = {
 					name: 'affectedItems',
 					type: 'options',
 					options: [
-						{ name: 'Fail', value: 'fail', description: "Refuse the item with an error naming the incident, under the node's usual error handling; nothing is sent before all items are checked" },
-						{ name: 'Hold', value: 'hold', description: 'Do not send the item; it comes out with status HELD, the incident(s) and a hint, and can be sent later with the same Transfer ID' },
-						{ name: 'Send Anyway', value: 'sendAnyway', description: 'Send the item and attach the incident(s) to its output as a warning' },
+						{
+							name: 'Fail',
+							value: 'fail',
+							description:
+								"Refuse the item with an error naming the incident, under the node's usual error handling; nothing is sent before all items are checked",
+						},
+						{
+							name: 'Hold',
+							value: 'hold',
+							description:
+								'Do not send the item; it comes out with status HELD, the incident(s) and a hint, and can be sent later with the same Transfer ID',
+						},
+						{
+							name: 'Send Anyway',
+							value: 'sendAnyway',
+							description: 'Send the item and attach the incident(s) to its output as a warning',
+						},
 					],
 					default: 'hold',
 					description: 'What to do with an item that an open incident affects',
@@ -54,18 +68,29 @@ export const incidentGuardOption: INodeProperties = {
 					name: 'countScheduled',
 					type: 'boolean',
 					default: true,
-					description: 'Whether scheduled incidents (e.g. planned maintenance) count as well as unscheduled ones',
+					description:
+						'Whether scheduled incidents (e.g. planned maintenance) count as well as unscheduled ones',
 				},
 				{
 					displayName: 'If the Guard Cannot Check',
 					name: 'onCheckFailure',
 					type: 'options',
 					options: [
-						{ name: 'Send Without the Guard', value: 'sendWithoutGuard', description: 'Send the items unchecked; every output item says so in its warning' },
-						{ name: 'Stop the Run', value: 'stop', description: 'Send nothing and report why (a failed listing is never read as "no incidents")' },
+						{
+							name: 'Send Without the Guard',
+							value: 'sendWithoutGuard',
+							description: 'Send the items unchecked; every output item says so in its warning',
+						},
+						{
+							name: 'Stop the Run',
+							value: 'stop',
+							description:
+								'Send nothing and report why (a failed listing is never read as "no incidents")',
+						},
 					],
 					default: 'stop',
-					description: 'What to do when the incidents cannot be listed or a beneficiary cannot be looked up',
+					description:
+						'What to do when the incidents cannot be listed or a beneficiary cannot be looked up',
 				},
 				{
 					displayName: 'Impacts',
@@ -73,7 +98,8 @@ export const incidentGuardOption: INodeProperties = {
 					type: 'string',
 					default: '',
 					placeholder: 'e.g. HIGH, MEDIUM',
-					description: "Comma-separated impact levels that count, ignoring case (the service's full list is not published; LOW is one). Empty: every impact counts.",
+					description:
+						"Comma-separated impact levels that count, ignoring case (the service's full list is not published; LOW is one). Empty: every impact counts.",
 				},
 				{
 					displayName: 'Look Back (Days)',
@@ -105,10 +131,18 @@ export const incidentGuardOption: INodeProperties = {
 export function readGuardSettings(given: unknown): GuardSettings | undefined {
 	if (given === undefined || given === null) return undefined;
 	const saved = (given as { settings?: unknown }).settings;
-	const settings: IDataObject = saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as IDataObject) : {};
-	const action = (['hold', 'fail', 'sendAnyway'] as const).find((value) => value === settings.affectedItems) ?? 'hold';
+	const settings: IDataObject =
+		saved !== null && typeof saved === 'object' && !Array.isArray(saved)
+			? (saved as IDataObject)
+			: {};
+	const action =
+		(['hold', 'fail', 'sendAnyway'] as const).find((value) => value === settings.affectedItems) ??
+		'hold';
 	// A cleared number field arrives as null or '': the default, not Number('') = 0 days.
-	const days = settings.lookBackDays === null || settings.lookBackDays === '' ? NaN : Number(settings.lookBackDays);
+	const days =
+		settings.lookBackDays === null || settings.lookBackDays === ''
+			? NaN
+			: Number(settings.lookBackDays);
 	return {
 		action,
 		matchBank: settings.matchBank !== false,
@@ -118,6 +152,8 @@ export function readGuardSettings(given: unknown): GuardSettings | undefined {
 			.filter(Boolean),
 		countScheduled: settings.countScheduled !== false,
 		onCheckFailure: settings.onCheckFailure === 'sendWithoutGuard' ? 'sendWithoutGuard' : 'stop',
-		lookBackDays: Number.isFinite(days) ? Math.min(MAX_LOOK_BACK_DAYS, Math.max(1, Math.floor(days))) : MAX_LOOK_BACK_DAYS,
+		lookBackDays: Number.isFinite(days)
+			? Math.min(MAX_LOOK_BACK_DAYS, Math.max(1, Math.floor(days)))
+			: MAX_LOOK_BACK_DAYS,
 	};
 }

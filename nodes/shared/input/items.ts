@@ -3,7 +3,15 @@ import { sleep } from 'n8n-workflow';
 
 import { redactor } from '../redact';
 import { DASHBOARD_STATUS_OPTION, readDashboardStatus } from './dashboardStatus';
-import type { EarlierReport, Failure, Outcomes, Params, PayoutOperation, Planned, TransferOrigin } from '../types';
+import type {
+	EarlierReport,
+	Failure,
+	Outcomes,
+	Params,
+	PayoutOperation,
+	Planned,
+	TransferOrigin,
+} from '../types';
 
 /**
  * The routine's first step: every item's parameters read and checked against the operation's rules
@@ -50,11 +58,17 @@ export async function checkItems(
 	return { planned, outcomes, secretsOf };
 }
 
-function readParameters(context: IExecuteFunctions, operation: PayoutOperation, index: number, item: INodeExecutionData | undefined): Params {
+function readParameters(
+	context: IExecuteFunctions,
+	operation: PayoutOperation,
+	index: number,
+	item: INodeExecutionData | undefined,
+): Params {
 	const raw: Params = {};
 	for (const property of operation.properties) {
 		if (property.type === 'notice') continue;
-		if (property.type === 'collection') Object.assign(raw, collectionValue(context, property.name, index, item));
+		if (property.type === 'collection')
+			Object.assign(raw, collectionValue(context, property.name, index, item));
 		else raw[property.name] = parameterValue(context, property.name, index, item);
 	}
 	return raw;
@@ -68,7 +82,12 @@ const ITEM_FIELD = /^=\{\{\s*\$json\.([A-Za-z_$][\w$]*)\s*\}\}$/;
  * of a row (docs/performance.md); an expression that only names a field of the item is that field
  * (n8n returns it as the item holds it), so it is read from the item. Anything else is n8n's.
  */
-function parameterValue(context: IExecuteFunctions, name: string, index: number, item: INodeExecutionData | undefined): unknown {
+function parameterValue(
+	context: IExecuteFunctions,
+	name: string,
+	index: number,
+	item: INodeExecutionData | undefined,
+): unknown {
 	const raw = context.getNodeParameter(name, index, '', { rawExpressions: true });
 	if (raw === '') return undefined;
 	const field = typeof raw === 'string' ? ITEM_FIELD.exec(raw)?.[1] : undefined;
@@ -76,9 +95,16 @@ function parameterValue(context: IExecuteFunctions, name: string, index: number,
 	return context.getNodeParameter(name, index, '');
 }
 
-function collectionValue(context: IExecuteFunctions, name: string, index: number, item: INodeExecutionData | undefined): Params {
+function collectionValue(
+	context: IExecuteFunctions,
+	name: string,
+	index: number,
+	item: INodeExecutionData | undefined,
+): Params {
 	const raw = context.getNodeParameter(name, index, {}, { rawExpressions: true }) as IDataObject;
-	return Object.fromEntries(Object.keys(raw).map((key) => [key, parameterValue(context, `${name}.${key}`, index, item)]));
+	return Object.fromEntries(
+		Object.keys(raw).map((key) => [key, parameterValue(context, `${name}.${key}`, index, item)]),
+	);
 }
 
 /**
@@ -120,14 +146,31 @@ function checkItem(
 		const label = (field: string) => `'${names.get(field) ?? (field || 'a parameter')}'`;
 		const broken = result.error.issues.map((issue) => {
 			const field = String(issue.path[0] ?? '');
-			const given = secretFields.includes(field) || raw[field] === undefined ? '' : ` (given: ${shown(raw[field])})`;
+			const given =
+				secretFields.includes(field) || raw[field] === undefined
+					? ''
+					: ` (given: ${shown(raw[field])})`;
 			return `${label(field)} ${issue.message}${given}`;
 		});
-		return { failure: invalid(index, broken.join('; '), `Correct ${listed(fields.map(label))} in item ${index}.`), secrets };
+		return {
+			failure: invalid(
+				index,
+				broken.join('; '),
+				`Correct ${listed(fields.map(label))} in item ${index}.`,
+			),
+			secrets,
+		};
 	} catch (error) {
 		const secrets = secretFields.map((field) => raw[field]);
 		const reason = redactor(secrets)((error as Error).message ?? String(error));
-		return { failure: invalid(index, `The parameters could not be read: ${reason}`, 'Fix the expression or value of the parameter the message names.'), secrets };
+		return {
+			failure: invalid(
+				index,
+				`The parameters could not be read: ${reason}`,
+				'Fix the expression or value of the parameter the message names.',
+			),
+			secrets,
+		};
 	}
 }
 
@@ -149,17 +192,36 @@ function plannedTransfer(
 	let madeForRun = false;
 	if (operation.transferIdWhenEmpty && params.transferId === undefined) {
 		const made = operation.transferIdWhenEmpty(params, { ...origin, itemIndex: index });
-		if ('issue' in made) return { failure: invalid(index, `'${names.get('topUpKey') ?? 'Top-Up Key'}' ${made.issue}`, made.hint) };
+		if ('issue' in made)
+			return {
+				failure: invalid(
+					index,
+					`'${names.get('topUpKey') ?? 'Top-Up Key'}' ${made.issue}`,
+					made.hint,
+				),
+			};
 		params = { ...params, transferId: made.transferId };
 		madeForRun = params.topUpKey === undefined;
 	}
-	const entry: Planned = { index, params, request: operation.request(params), ...(madeForRun ? { madeForRun: true as const } : {}) };
+	const entry: Planned = {
+		index,
+		params,
+		request: operation.request(params),
+		...(madeForRun ? { madeForRun: true as const } : {}),
+	};
 	if (!operation.movesMoney) return { entry };
 	entry.transferId = String(params.transferId);
 	const given = parameterValue(context, 'options.dashboardStatus', index, item);
 	const dashboard = readDashboardStatus(given);
 	const option = DASHBOARD_STATUS_OPTION.replace(/^Options > /, '');
-	if (dashboard && 'issue' in dashboard) return { failure: invalid(index, `${option} ${dashboard.issue} (given: ${shown(given)})`, `Map ${option} to the dashboard's status of this row's Transfer ID, or leave it empty.`) };
+	if (dashboard && 'issue' in dashboard)
+		return {
+			failure: invalid(
+				index,
+				`${option} ${dashboard.issue} (given: ${shown(given)})`,
+				`Map ${option} to the dashboard's status of this row's Transfer ID, or leave it empty.`,
+			),
+		};
 	// What an earlier Payouts Transfer node said of the row (a retry branch on its error output): run/ judges it.
 	const earlier = earlierReport(item);
 	if (earlier) entry.earlier = earlier;
@@ -171,30 +233,50 @@ function earlierReport(item: INodeExecutionData | undefined): EarlierReport | un
 	const error = item?.json.error as IDataObject | undefined;
 	if (!error || typeof error !== 'object' || typeof error.transferId !== 'string') return undefined;
 	if (error.status !== 'UNKNOWN' && error.status !== 'ALREADY_EXISTS') return undefined;
-	return { status: error.status, transferId: error.transferId, hint: typeof error.hint === 'string' ? error.hint : undefined, nextStep: typeof error.nextStep === 'string' ? error.nextStep : undefined };
+	return {
+		status: error.status,
+		transferId: error.transferId,
+		hint: typeof error.hint === 'string' ? error.hint : undefined,
+		nextStep: typeof error.nextStep === 'string' ? error.nextStep : undefined,
+	};
 }
 
 /** A value as the user gave it, short enough for a message. */
 function shown(value: unknown): string {
-	const text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+	const text =
+		typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
 	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
-const listed = (names: string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`);
+const listed = (names: string[]) =>
+	names.length < 2
+		? names.join('')
+		: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 
 function definedOnly(raw: Params): Params {
-	return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''));
+	return Object.fromEntries(
+		Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''),
+	);
 }
 
 export function invalid(index: number, rule: string, hint: string): Failure {
-	return { message: `${rule} [item ${index}]`, hint, status: 'ERROR', nextStep: 'fixRow', fromService: false, retryable: false, invalid: true };
+	return {
+		message: `${rule} [item ${index}]`,
+		hint,
+		status: 'ERROR',
+		nextStep: 'fixRow',
+		fromService: false,
+		retryable: false,
+		invalid: true,
+	};
 }
 
 /** Two rows with one Transfer ID would be one transfer: neither is sent, and each names the other. */
 function sharedTransferIds(planned: Planned[]): Map<number, Failure> {
 	const byId = new Map<string, number[]>();
 	for (const { index, params } of planned) {
-		if (typeof params.transferId === 'string') byId.set(params.transferId, [...(byId.get(params.transferId) ?? []), index]);
+		if (typeof params.transferId === 'string')
+			byId.set(params.transferId, [...(byId.get(params.transferId) ?? []), index]);
 	}
 	const failures = new Map<number, Failure>();
 	for (const [transferId, indexes] of byId) {
@@ -205,8 +287,16 @@ function sharedTransferIds(planned: Planned[]): Map<number, Failure> {
 			failures.set(
 				index,
 				key === undefined
-					? invalid(index, `'Transfer ID' ${transferId} is also used by item ${others}`, "Give each row its own 'Transfer ID': one Transfer ID is one transfer.")
-					: invalid(index, `'Top-Up Key' ${shown(key)} is also used by item ${others}`, "Give each top-up its own 'Top-Up Key' (e.g. add the row's own column to it): one key is one transfer, paid once."),
+					? invalid(
+							index,
+							`'Transfer ID' ${transferId} is also used by item ${others}`,
+							"Give each row its own 'Transfer ID': one Transfer ID is one transfer.",
+						)
+					: invalid(
+							index,
+							`'Top-Up Key' ${shown(key)} is also used by item ${others}`,
+							"Give each top-up its own 'Top-Up Key' (e.g. add the row's own column to it): one key is one transfer, paid once.",
+						),
 			);
 		}
 	}

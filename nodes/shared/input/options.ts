@@ -31,11 +31,35 @@ export function kindOf(operation: PayoutOperation): Kind {
 }
 
 /** Transfers one at a time and never re-sent unless asked; reads several at a time, retried. */
-export const DEFAULTS: Record<Kind, Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'claimHeldEarlier'>> = {
-	transfer: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
-	read: { allowAgentUse: true, concurrency: 4, dryRun: false, requestsPerSecond: 0, retries: 2, timeout: 30000 },
+export const DEFAULTS: Record<
+	Kind,
+	Omit<RunOptions, 'payEveryRun' | 'serviceRefusesRepeats' | 'claimHeldEarlier'>
+> = {
+	transfer: {
+		allowAgentUse: false,
+		concurrency: 1,
+		dryRun: false,
+		requestsPerSecond: 0,
+		retries: 0,
+		timeout: 30000,
+	},
+	read: {
+		allowAgentUse: true,
+		concurrency: 4,
+		dryRun: false,
+		requestsPerSecond: 0,
+		retries: 2,
+		timeout: 30000,
+	},
 	// An authorisation code works once: a token request is never repeated.
-	token: { allowAgentUse: false, concurrency: 1, dryRun: false, requestsPerSecond: 0, retries: 0, timeout: 30000 },
+	token: {
+		allowAgentUse: false,
+		concurrency: 1,
+		dryRun: false,
+		requestsPerSecond: 0,
+		retries: 0,
+		timeout: 30000,
+	},
 };
 
 const MAX_CONCURRENCY = 20;
@@ -114,7 +138,8 @@ const requestsPerSecond: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0, numberPrecision: 2 },
 	default: 0,
-	description: 'Upper bound on requests started per second, for accounts with rate limits. 0 means no bound.',
+	description:
+		'Upper bound on requests started per second, for accounts with rate limits. 0 means no bound.',
 };
 
 const transferRetries: INodeProperties = {
@@ -133,7 +158,8 @@ const readRetries: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0, maxValue: MAX_RETRIES, numberPrecision: 0 },
 	default: 2,
-	description: 'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
+	description:
+		'How often to retry after a connection error, a timeout, a 5xx or a 520 answer, waiting longer each time. 4xx answers are never retried.',
 };
 
 const timeout: INodeProperties = {
@@ -147,7 +173,8 @@ const timeout: INodeProperties = {
 
 const transferTimeout: INodeProperties = {
 	...timeout,
-	description: "How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
+	description:
+		"How long to wait for the service's answer, in milliseconds. A transfer whose answer does not come in time has an unknown outcome: it may have been paid.",
 };
 
 /**
@@ -155,8 +182,14 @@ const transferTimeout: INodeProperties = {
  * are shown only there: n8n reads a collection option's display rule against the collection's own
  * values, as the editor's option picker and the run do.
  */
-const whereTheServiceGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { show: { serviceRefusesRepeats: [true] } } });
-const whereTheNodeGuards = (option: INodeProperties): INodeProperties => ({ ...option, displayOptions: { hide: { serviceRefusesRepeats: [true] } } });
+const whereTheServiceGuards = (option: INodeProperties): INodeProperties => ({
+	...option,
+	displayOptions: { show: { serviceRefusesRepeats: [true] } },
+});
+const whereTheNodeGuards = (option: INodeProperties): INodeProperties => ({
+	...option,
+	displayOptions: { hide: { serviceRefusesRepeats: [true] } },
+});
 
 /** The `options` collection of one operation, alphabetical as n8n's guidelines ask. */
 export function optionsFor(operation: PayoutOperation): INodeProperties {
@@ -174,12 +207,19 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 			...(operation.incidentGuard ? [incidentGuardOption] : []),
 			...(operation.transferIdWhenEmpty ? [payEveryRun] : []),
 			requestsPerSecond,
-			operation.refusesDuplicateTransferId ? transferRetries : whereTheServiceGuards(transferRetries),
+			operation.refusesDuplicateTransferId
+				? transferRetries
+				: whereTheServiceGuards(transferRetries),
 			...(operation.refusesDuplicateTransferId ? [] : [serviceRefusesRepeats]),
 			dashboardStatus,
 			transferTimeout,
 		],
-		read: [concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'), requestsPerSecond, readRetries, timeout],
+		read: [
+			concurrencyOf(4, 'How many requests may be in flight at once. Output keeps the input order.'),
+			requestsPerSecond,
+			readRetries,
+			timeout,
+		],
 		token: [allowAgentUse, timeout],
 	};
 	return {
@@ -192,22 +232,37 @@ export function optionsFor(operation: PayoutOperation): INodeProperties {
 	};
 }
 
-export function readOptions(operation: PayoutOperation, given: Partial<Omit<RunOptions, 'incidentGuard'>> & { incidentGuard?: unknown }): RunOptions {
+export function readOptions(
+	operation: PayoutOperation,
+	given: Partial<Omit<RunOptions, 'incidentGuard'>> & { incidentGuard?: unknown },
+): RunOptions {
 	const defaults = DEFAULTS[kindOf(operation)];
 	const whole = (value: unknown, fallback: number, min: number, max: number) =>
-		typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
-	const serviceRefusesRepeats = operation.refusesDuplicateTransferId === true || given.serviceRefusesRepeats === true;
+		typeof value === 'number' && Number.isFinite(value)
+			? Math.min(max, Math.max(min, Math.floor(value)))
+			: fallback;
+	const serviceRefusesRepeats =
+		operation.refusesDuplicateTransferId === true || given.serviceRefusesRepeats === true;
 	return {
 		allowAgentUse: defaults.allowAgentUse || given.allowAgentUse === true,
 		concurrency: whole(given.concurrency, defaults.concurrency, 1, MAX_CONCURRENCY),
 		dryRun: given.dryRun === true,
-		requestsPerSecond: typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0 ? given.requestsPerSecond : 0,
+		requestsPerSecond:
+			typeof given.requestsPerSecond === 'number' && given.requestsPerSecond > 0
+				? given.requestsPerSecond
+				: 0,
 		// A transfer is sent again only where the service refuses a repeated Transfer ID.
-		retries: kindOf(operation) === 'token' || (operation.movesMoney && !serviceRefusesRepeats) ? 0 : whole(given.retries, defaults.retries, 0, MAX_RETRIES),
+		retries:
+			kindOf(operation) === 'token' || (operation.movesMoney && !serviceRefusesRepeats)
+				? 0
+				: whole(given.retries, defaults.retries, 0, MAX_RETRIES),
 		timeout: whole(given.timeout, defaults.timeout, 1000, 600000),
 		payEveryRun: given.payEveryRun === true,
 		serviceRefusesRepeats,
-		claimHeldEarlier: !serviceRefusesRepeats && operation.transferIdWhenEmpty !== undefined && given.claimHeldEarlier === true,
+		claimHeldEarlier:
+			!serviceRefusesRepeats &&
+			operation.transferIdWhenEmpty !== undefined &&
+			given.claimHeldEarlier === true,
 		incidentGuard: operation.incidentGuard ? readGuardSettings(given.incidentGuard) : undefined,
 	};
 }

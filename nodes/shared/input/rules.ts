@@ -44,22 +44,39 @@ interface TextRule {
 /** A text field: required or optional (empty means not sent), a length limit, a character set. */
 export function text(rule: TextRule & { required: true }): FieldRule<string>;
 export function text(rule: TextRule): FieldRule<string | undefined>;
-export function text({ required = false, max, pattern, rule }: TextRule): FieldRule<string | undefined> {
+export function text({
+	required = false,
+	max,
+	pattern,
+	rule,
+}: TextRule): FieldRule<string | undefined> {
 	return (value) => {
-		if (value !== undefined && value !== null && typeof value !== 'string' && typeof value !== 'number') return issue('must be text');
+		if (
+			value !== undefined &&
+			value !== null &&
+			typeof value !== 'string' &&
+			typeof value !== 'number'
+		)
+			return issue('must be text');
 		const result = asText(value);
 		if (result === undefined) return required ? issue('is required') : ok(undefined);
-		if (max !== undefined && result.length > max) return issue(`must be at most ${max} characters long`);
-		if (pattern && !pattern.test(result)) return issue(rule ?? 'has a character that is not allowed');
+		if (max !== undefined && result.length > max)
+			return issue(`must be at most ${max} characters long`);
+		if (pattern && !pattern.test(result))
+			return issue(rule ?? 'has a character that is not allowed');
 		return ok(result);
 	};
 }
 
 /** One of a fixed list of values; an empty value takes the default the service would use. */
-export function oneOf<T extends string>(values: readonly T[], fallback?: T): FieldRule<T | undefined> {
+export function oneOf<T extends string>(
+	values: readonly T[],
+	fallback?: T,
+): FieldRule<T | undefined> {
 	return (value) => {
 		const result = asText(value) ?? fallback;
-		if (result === undefined || (values as readonly string[]).includes(result)) return ok(result as T | undefined);
+		if (result === undefined || (values as readonly string[]).includes(result))
+			return ok(result as T | undefined);
 		return issue(`must be one of ${values.join(', ')}`);
 	};
 }
@@ -69,7 +86,10 @@ export function oneOf<T extends string>(values: readonly T[], fallback?: T): Fie
  * expression gives (`IMPS`, `Wallet A`) is the value the picker shows, and is sent as the API's
  * own value (`imps`, `walletA`).
  */
-export function oneOfIgnoringCase<T extends string>(choices: ReadonlyArray<{ name: string; value: T }>, fallback?: T): FieldRule<T | undefined> {
+export function oneOfIgnoringCase<T extends string>(
+	choices: ReadonlyArray<{ name: string; value: T }>,
+	fallback?: T,
+): FieldRule<T | undefined> {
 	const byWord = new Map<string, T>();
 	for (const { name, value } of choices) {
 		byWord.set(value.toLowerCase(), value);
@@ -80,7 +100,9 @@ export function oneOfIgnoringCase<T extends string>(choices: ReadonlyArray<{ nam
 		if (given === undefined) return ok(fallback);
 		const found = byWord.get(given.toLowerCase());
 		if (found !== undefined) return ok(found);
-		return issue(`must be one of ${choices.map((choice) => choice.value).join(', ')} (in any case)`);
+		return issue(
+			`must be one of ${choices.map((choice) => choice.value).join(', ')} (in any case)`,
+		);
 	};
 }
 
@@ -103,12 +125,14 @@ const EXACT_DIGITS = 15;
  */
 export function amount({ min, max, maxDecimals, sendAs }: AmountRule): FieldRule<string | number> {
 	return (value) => {
-		const decimal = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : asText(value);
+		const decimal =
+			typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : asText(value);
 		if (decimal === undefined) return issue('is required');
 		if (!PLAIN_DECIMAL.test(decimal)) return issue('must be a plain decimal number such as 100.50');
 		const point = decimal.indexOf('.');
 		const decimals = point < 0 ? 0 : decimal.length - point - 1;
-		if (maxDecimals !== undefined && decimals > maxDecimals) return issue(`must have at most ${maxDecimals} decimal places`);
+		if (maxDecimals !== undefined && decimals > maxDecimals)
+			return issue(`must have at most ${maxDecimals} decimal places`);
 		const number = Number(decimal);
 		if (number < min) return issue(`must be at least ${min.toFixed(2)}`);
 		if (max !== undefined && number > max) return issue(`must be at most ${max.toFixed(2)}`);
@@ -123,11 +147,23 @@ export function amount({ min, max, maxDecimals, sendAs }: AmountRule): FieldRule
 export const fields = {
 	/** Card and standard transfers: letters, digits and underscore (the card's error message also
 	 * names hyphen; we keep to the field rule, so nothing we send can be refused for it). */
-	transferId: { max: 40, pattern: /^[A-Za-z0-9_]*$/, rule: 'may contain only letters, digits and underscore' },
+	transferId: {
+		max: 40,
+		pattern: /^[A-Za-z0-9_]*$/,
+		rule: 'may contain only letters, digits and underscore',
+	},
 	/** Internal transfers: the field rule names hyphen too. */
-	internalTransferId: { max: 40, pattern: /^[A-Za-z0-9_-]*$/, rule: 'may contain only letters, digits, hyphen and underscore' },
+	internalTransferId: {
+		max: 40,
+		pattern: /^[A-Za-z0-9_-]*$/,
+		rule: 'may contain only letters, digits, hyphen and underscore',
+	},
 	alphanumeric: { pattern: LETTERS_DIGITS, rule: 'may contain only letters and digits' },
-	remarks: { max: 70, pattern: /^[A-Za-z0-9 \t]*$/, rule: 'may contain only letters, digits and spaces' },
+	remarks: {
+		max: 70,
+		pattern: /^[A-Za-z0-9 \t]*$/,
+		rule: 'may contain only letters, digits and spaces',
+	},
 } as const;
 
 export const SERVICE_TIME_FORMAT = 'yyyy-MM-dd HH:mm:ss';
@@ -142,15 +178,22 @@ export function dateTime({ timezone }: Clock): FieldRule<DateTime | undefined> {
 		if (value === undefined || value === null || value === '') return ok(undefined);
 		let parsed: DateTime | undefined;
 		if (value instanceof Date) parsed = DateTime.fromJSDate(value).setZone(timezone);
-		else if (typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
-			parsed = DateTime.fromISO(String((value as { toISO: () => string }).toISO())).setZone(timezone);
+		else if (
+			typeof value === 'object' &&
+			typeof (value as { toISO?: unknown }).toISO === 'function'
+		) {
+			parsed = DateTime.fromISO(String((value as { toISO: () => string }).toISO())).setZone(
+				timezone,
+			);
 		} else if (typeof value === 'string') {
 			const trimmed = value.trim();
 			parsed = DateTime.fromISO(trimmed, { zone: timezone });
 			if (!parsed.isValid) parsed = DateTime.fromSQL(trimmed, { zone: timezone });
 			if (parsed.isValid) parsed = parsed.setZone(timezone);
 		}
-		return parsed?.isValid ? ok(parsed) : issue('must be a date and time, e.g. 2026-01-31 09:30:00');
+		return parsed?.isValid
+			? ok(parsed)
+			: issue('must be a date and time, e.g. 2026-01-31 09:30:00');
 	};
 }
 
@@ -158,7 +201,10 @@ type Rules = Record<string, FieldRule<unknown>>;
 type Values<R extends Rules> = { [K in keyof R]: R[K] extends FieldRule<infer T> ? T : never };
 
 /** Rules across fields, run once every field passed its own: report with `fail(field, rule)`. */
-export type CrossCheck<R extends Rules> = (values: Values<R>, fail: (field: keyof R & string, rule: string) => void) => void;
+export type CrossCheck<R extends Rules> = (
+	values: Values<R>,
+	fail: (field: keyof R & string, rule: string) => void,
+) => void;
 
 /**
  * One zod schema for an operation's item: every field's rule in table order (each broken rule is

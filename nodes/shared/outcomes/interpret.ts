@@ -27,7 +27,14 @@ export type Judgement =
 	| { kind: 'repeatRefused'; said: Said }
 	/** No clear answer: a transfer may have moved money. `said`: the service's own ERROR (a 5xx, or a row that
 	 * says so); `noAnswer`: nothing of the service's own came (a server fault counts). */
-	| { kind: 'unclear'; what: string; subCode?: string; said?: Said; rowHint?: string; noAnswer: boolean }
+	| {
+			kind: 'unclear';
+			what: string;
+			subCode?: string;
+			said?: Said;
+			rowHint?: string;
+			noAnswer: boolean;
+	  }
 	/** The connection was never made: nothing was sent. */
 	| { kind: 'unreachable'; reason: string }
 	/** Something answered that is not the payouts service (a wrong Base URL). */
@@ -41,42 +48,98 @@ export const REPEAT_REFUSED = /transfer id already exists/i;
 /** HTTP statuses by which a server says it has no such path: what answered is not the service's API. */
 const NOT_THE_SERVICE = [404, 405];
 
-export function interpret(operation: PayoutOperation, answer: Answer, params: Params, redact: (text: string) => string): Judgement {
+export function interpret(
+	operation: PayoutOperation,
+	answer: Answer,
+	params: Params,
+	redact: (text: string) => string,
+): Judgement {
 	// Something answered that is not the payouts service: the path is unknown there (a wrong Base URL).
-	if ((answer.kind === 'unreadable' || answer.kind === 'object') && NOT_THE_SERVICE.includes(answer.httpStatus) && operation.host === 'payout') {
-		const said = answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : excerpt(redact(JSON.stringify(answer.body)));
+	if (
+		(answer.kind === 'unreadable' || answer.kind === 'object') &&
+		NOT_THE_SERVICE.includes(answer.httpStatus) &&
+		operation.host === 'payout'
+	) {
+		const said =
+			answer.kind === 'unreadable'
+				? excerpt(redact(answer.text))
+				: excerpt(redact(JSON.stringify(answer.body)));
 		return { kind: 'notTheService', httpStatus: answer.httpStatus, said };
 	}
-	const unclear = (what: string, httpStatus: number | undefined): Judgement => ({ kind: 'unclear', what: redact(what), subCode: httpStatus ? String(httpStatus) : undefined, noAnswer: true });
+	const unclear = (what: string, httpStatus: number | undefined): Judgement => ({
+		kind: 'unclear',
+		what: redact(what),
+		subCode: httpStatus ? String(httpStatus) : undefined,
+		noAnswer: true,
+	});
 	switch (answer.kind) {
 		case 'noAnswer':
-			return answer.reachedService ? unclear(answer.reason, undefined) : { kind: 'unreachable', reason: answer.reason };
+			return answer.reachedService
+				? unclear(answer.reason, undefined)
+				: { kind: 'unreachable', reason: answer.reason };
 		case 'unreadable':
-			return unclear(`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${excerpt(redact(answer.text))}`, answer.httpStatus);
+			return unclear(
+				`the service answered HTTP ${answer.httpStatus} with a body that is not its JSON: ${excerpt(redact(answer.text))}`,
+				answer.httpStatus,
+			);
 		case 'object':
-			if (operation.host === 'verification' && answer.httpStatus >= 200 && answer.httpStatus < 300) {
-				return { kind: 'paid', items: operation.output({ status: 'SUCCESS', subCode: String(answer.httpStatus), message: '', data: answer.body }, params) };
+			if (
+				operation.host === 'verification' &&
+				answer.httpStatus >= 200 &&
+				answer.httpStatus < 300
+			) {
+				return {
+					kind: 'paid',
+					items: operation.output(
+						{
+							status: 'SUCCESS',
+							subCode: String(answer.httpStatus),
+							message: '',
+							data: answer.body,
+						},
+						params,
+					),
+				};
 			}
-			if (operation.host === 'verification') return tokenRefused(answer.httpStatus, answer.body, redact);
-			return unclear(`the service answered HTTP ${answer.httpStatus} without its status envelope`, answer.httpStatus);
+			if (operation.host === 'verification')
+				return tokenRefused(answer.httpStatus, answer.body, redact);
+			return unclear(
+				`the service answered HTTP ${answer.httpStatus} without its status envelope`,
+				answer.httpStatus,
+			);
 		case 'envelope': {
 			const { envelope } = answer;
-			if (operation.host === 'verification' && envelope.status === 'ERROR') return tokenRefused(answer.httpStatus, envelope as unknown as IDataObject, redact);
+			if (operation.host === 'verification' && envelope.status === 'ERROR')
+				return tokenRefused(answer.httpStatus, envelope as unknown as IDataObject, redact);
 			// A paid answer's words reach the output as they are: redacted like every other (a service may echo a card token).
-			if (envelope.status !== 'ERROR') return { kind: 'paid', items: operation.output(redacted(envelope, redact), params) };
+			if (envelope.status !== 'ERROR')
+				return { kind: 'paid', items: operation.output(redacted(envelope, redact), params) };
 			const said = { subCode: envelope.subCode, message: redact(envelope.message) };
-			if (operation.movesMoney && REPEAT_REFUSED.test(envelope.message)) return { kind: 'repeatRefused', said };
+			if (operation.movesMoney && REPEAT_REFUSED.test(envelope.message))
+				return { kind: 'repeatRefused', said };
 			const row = findErrorRow(operation.api, envelope.subCode, envelope.message);
 			const serverSide = envelope.subCode === '520' || envelope.subCode.startsWith('5');
 			// A row of its own (201 "no response from bank") says the outcome is unknown; a server fault too.
-			if (operation.movesMoney && (row.unknownOutcome === true || serverSide)) return { kind: 'unclear', what: said.message, subCode: said.subCode, said, rowHint: row.unknownOutcome ? row.hint : undefined, noAnswer: serverSide };
+			if (operation.movesMoney && (row.unknownOutcome === true || serverSide))
+				return {
+					kind: 'unclear',
+					what: said.message,
+					subCode: said.subCode,
+					said,
+					rowHint: row.unknownOutcome ? row.hint : undefined,
+					noAnswer: serverSide,
+				};
 			return { kind: 'refused', said, row, serverSide };
 		}
 	}
 }
 
 /** May the same request go out again (same Transfer ID)? Where the service refuses a repeat, an unclear transfer may. */
-export function retryable(judgement: Judgement, operation: PayoutOperation, guard: RepeatGuard | undefined): boolean {
+export function retryable(
+	judgement: Judgement,
+	operation: PayoutOperation,
+	guard: RepeatGuard | undefined,
+): boolean {
 	switch (judgement.kind) {
 		case 'unclear':
 			return !operation.movesMoney || guard === 'service';
@@ -89,8 +152,14 @@ export function retryable(judgement: Judgement, operation: PayoutOperation, guar
 	}
 }
 
-function tokenRefused(httpStatus: number, body: IDataObject, redact: (text: string) => string): Judgement {
-	const said = [body.message, body.error, body.error_description].find((value) => typeof value === 'string') as string | undefined;
+function tokenRefused(
+	httpStatus: number,
+	body: IDataObject,
+	redact: (text: string) => string,
+): Judgement {
+	const said = [body.message, body.error, body.error_description].find(
+		(value) => typeof value === 'string',
+	) as string | undefined;
 	const subCode = typeof body.subCode === 'string' ? body.subCode : String(httpStatus);
 	return { kind: 'tokenRefused', said: { subCode, message: redact(said ?? `HTTP ${httpStatus}`) } };
 }
@@ -99,6 +168,9 @@ function tokenRefused(httpStatus: number, body: IDataObject, redact: (text: stri
 function redacted<T>(value: T, redact: (text: string) => string): T {
 	if (typeof value === 'string') return redact(value) as T;
 	if (Array.isArray(value)) return value.map((entry) => redacted(entry, redact)) as T;
-	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, redacted(entry, redact)])) as T;
+	if (value && typeof value === 'object')
+		return Object.fromEntries(
+			Object.entries(value).map(([key, entry]) => [key, redacted(entry, redact)]),
+		) as T;
 	return value;
 }

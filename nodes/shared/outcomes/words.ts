@@ -3,7 +3,14 @@ import type { IDataObject } from 'n8n-workflow';
 import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from '../input/dashboardStatus';
 import { retryable } from './interpret';
 import type { Judgement, Said } from './interpret';
-import type { EarlierReport, Failure, Outcome, PayoutOperation, Planned, RepeatGuard } from '../types';
+import type {
+	EarlierReport,
+	Failure,
+	Outcome,
+	PayoutOperation,
+	Planned,
+	RepeatGuard,
+} from '../types';
 
 /**
  * Every word the node says of a row that was sent, or that the record kept from being sent: its
@@ -18,7 +25,8 @@ const transferIdOf = (entry: Planned) => entry.transferId ?? '';
  * When a dashboard export can settle a row: a request that timed out may still reach the service a
  * while later, so an export taken too soon may miss it.
  */
-const ONCE_SETTLED = 'Once no run is sending it and 10 minutes have passed (a request that timed out can still arrive)';
+const ONCE_SETTLED =
+	'Once no run is sending it and 10 minutes have passed (a request that timed out can still arrive)';
 const item = (entry: Planned) => `[item ${entry.index}]`;
 
 /** Where an ALREADY_SUBMITTED comes from: this node's paid answer (in this process, or in its record), or the dashboard. */
@@ -29,7 +37,10 @@ export interface EarlierAnswer {
 }
 
 /** This node holds a paid answer (SUCCESS or PENDING) to a request with these values, or the dashboard says it is paid. Not sent now. */
-function alreadySubmitted(entry: Planned, { first, byDashboard, contradiction }: EarlierAnswer = {}): IDataObject {
+function alreadySubmitted(
+	entry: Planned,
+	{ first, byDashboard, contradiction }: EarlierAnswer = {},
+): IDataObject {
 	const json: IDataObject = {
 		status: 'ALREADY_SUBMITTED',
 		subCode: null,
@@ -38,7 +49,12 @@ function alreadySubmitted(entry: Planned, { first, byDashboard, contradiction }:
 			: `This node sent this transfer with these values before and the service answered ${first ? String(first.status) : 'SUCCESS or PENDING'}: not sent again`,
 		transferId: transferIdOf(entry),
 	};
-	if (first) Object.assign(json, { firstStatus: first.status, referenceId: first.referenceId ?? null, utr: first.utr ?? null });
+	if (first)
+		Object.assign(json, {
+			firstStatus: first.status,
+			referenceId: first.referenceId ?? null,
+			utr: first.utr ?? null,
+		});
 	json.hint = contradiction
 		? `The dashboard says ${contradiction}, but the service answered this node's request with a paid status: the node leaves the transfer as it is. Check it with the service (it may have been reversed), and check that the dashboard row is this transfer's.`
 		: 'Not paid again: this is the transfer an earlier run sent. Its outcome and bank reference are in the earlier execution and in the dashboard.';
@@ -46,7 +62,8 @@ function alreadySubmitted(entry: Planned, { first, byDashboard, contradiction }:
 }
 
 /** Fields every failure of a transfer carries, by what the user does next. */
-type Words = Pick<Failure, 'message' | 'hint' | 'status' | 'nextStep'> & Partial<Pick<Failure, 'subCode' | 'serviceMessage' | 'fromService' | 'stopsBatch' | 'noAnswer'>>;
+type Words = Pick<Failure, 'message' | 'hint' | 'status' | 'nextStep'> &
+	Partial<Pick<Failure, 'subCode' | 'serviceMessage' | 'fromService' | 'stopsBatch' | 'noAnswer'>>;
 const failure = (words: Words): Failure => ({ fromService: false, retryable: false, ...words });
 
 /**
@@ -155,9 +172,13 @@ function earlierNodeInDoubt(entry: Planned, earlier: EarlierReport): Failure {
 	return {
 		...failure({
 			message: `Not sent: an earlier Payouts Transfer node of this workflow reported this row ${earlier.status} under Transfer ID ${earlier.transferId} ${item(entry)}`,
-			hint: earlier.hint ?? `Settle Transfer ID ${earlier.transferId} first; sending the row under another Transfer ID could pay it twice.`,
+			hint:
+				earlier.hint ??
+				`Settle Transfer ID ${earlier.transferId} first; sending the row under another Transfer ID could pay it twice.`,
 			status: earlier.status === 'ALREADY_EXISTS' ? 'ALREADY_EXISTS' : 'UNKNOWN',
-			nextStep: (earlier.nextStep as Failure['nextStep'] | undefined) ?? (earlier.status === 'ALREADY_EXISTS' ? 'lookUp' : 'settleFromDashboard'),
+			nextStep:
+				(earlier.nextStep as Failure['nextStep'] | undefined) ??
+				(earlier.status === 'ALREADY_EXISTS' ? 'lookUp' : 'settleFromDashboard'),
 		}),
 		transferId: earlier.transferId,
 	};
@@ -259,7 +280,13 @@ export function notTheService(httpStatus: number, said: string, where: string): 
 }
 
 /** What an answer says, by how interpret.ts judged it. */
-const ANSWER_WORDS: { [K in Judgement['kind']]: (entry: Planned, judged: Extract<Judgement, { kind: K }>, speaker: Speaker) => Outcome } = {
+const ANSWER_WORDS: {
+	[K in Judgement['kind']]: (
+		entry: Planned,
+		judged: Extract<Judgement, { kind: K }>,
+		speaker: Speaker,
+	) => Outcome;
+} = {
 	paid: (_, { items }) => ({ items }),
 	refused: (entry, { said, row }) => ({
 		failure: failure({
@@ -276,10 +303,23 @@ const ANSWER_WORDS: { [K in Judgement['kind']]: (entry: Planned, judged: Extract
 	repeatRefused: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
 	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, { operation, guard }) => {
 		if (!operation.movesMoney) {
-			return { failure: failure({ message: `The service did not answer clearly: ${what} ${item(entry)}`, hint: 'Run the node again later; raise Options > Retries to retry automatically.', nextStep: 'runAgain', status: 'ERROR', fromService: true, subCode, ...(noAnswer ? { noAnswer } : {}) }) };
+			return {
+				failure: failure({
+					message: `The service did not answer clearly: ${what} ${item(entry)}`,
+					hint: 'Run the node again later; raise Options > Retries to retry automatically.',
+					nextStep: 'runAgain',
+					status: 'ERROR',
+					fromService: true,
+					subCode,
+					...(noAnswer ? { noAnswer } : {}),
+				}),
+			};
 		}
 		// A transfer without a clear answer may have moved money: say so, never guess.
-		const words = unknownWords(entry, guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node'));
+		const words = unknownWords(
+			entry,
+			guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node'),
+		);
 		return {
 			failure: failure({
 				message: `The outcome of the transfer is unknown: ${what} ${item(entry)}`,
@@ -303,7 +343,9 @@ const ANSWER_WORDS: { [K in Judgement['kind']]: (entry: Planned, judged: Extract
 			noAnswer: true,
 		}),
 	}),
-	notTheService: (entry, { httpStatus, said }) => ({ failure: notTheService(httpStatus, said, item(entry)) }),
+	notTheService: (entry, { httpStatus, said }) => ({
+		failure: notTheService(httpStatus, said, item(entry)),
+	}),
 	tokenRefused: (entry, { said }) => ({
 		failure: failure({
 			message: `The token request was refused: ${said.message} ${item(entry)}`,
@@ -348,7 +390,13 @@ export interface Speaker {
 	guard?: RepeatGuard;
 }
 
-const ROW_WORDS: { [K in RowVerdict['kind']]: (entry: Planned, verdict: Extract<RowVerdict, { kind: K }>, speaker: Speaker) => Outcome } = {
+const ROW_WORDS: {
+	[K in RowVerdict['kind']]: (
+		entry: Planned,
+		verdict: Extract<RowVerdict, { kind: K }>,
+		speaker: Speaker,
+	) => Outcome;
+} = {
 	alreadySubmitted: (entry, { earlier }) => ({ items: [alreadySubmitted(entry, earlier)] }),
 	alreadyExists: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
 	heldByService: (entry, { said, predates }) => ({ failure: heldByService(entry, said, predates) }),
@@ -372,10 +420,15 @@ const ROW_WORDS: { [K in RowVerdict['kind']]: (entry: Planned, verdict: Extract<
 export function say(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
 	if (verdict.kind in ANSWER_WORDS) {
 		const judged = verdict as Judgement;
-		const outcome = (ANSWER_WORDS[judged.kind] as (entry: Planned, judged: Judgement, speaker: Speaker) => Outcome)(entry, judged, speaker);
-		if ('failure' in outcome) outcome.failure.retryable = retryable(judged, speaker.operation, speaker.guard);
+		const outcome = (
+			ANSWER_WORDS[judged.kind] as (entry: Planned, judged: Judgement, speaker: Speaker) => Outcome
+		)(entry, judged, speaker);
+		if ('failure' in outcome)
+			outcome.failure.retryable = retryable(judged, speaker.operation, speaker.guard);
 		return outcome;
 	}
 	const row = verdict as RowVerdict;
-	return (ROW_WORDS[row.kind] as (entry: Planned, verdict: RowVerdict, speaker: Speaker) => Outcome)(entry, row, speaker);
+	return (
+		ROW_WORDS[row.kind] as (entry: Planned, verdict: RowVerdict, speaker: Speaker) => Outcome
+	)(entry, row, speaker);
 }

@@ -12,7 +12,13 @@ import type { SendTarget } from '../transport/target';
 
 type Node = ReturnType<IExecuteFunctions['getNode']>;
 
-export function outputItems(node: Node, count: number, outcomes: Outcomes, notes: Map<number, IDataObject>, paramsOf: Map<number, Params>): INodeExecutionData[][] {
+export function outputItems(
+	node: Node,
+	count: number,
+	outcomes: Outcomes,
+	notes: Map<number, IDataObject>,
+	paramsOf: Map<number, Params>,
+): INodeExecutionData[][] {
 	const errorOutput = node.onError === 'continueErrorOutput';
 	const output: INodeExecutionData[] = [];
 	for (let index = 0; index < count; index++) {
@@ -20,10 +26,13 @@ export function outputItems(node: Node, count: number, outcomes: Outcomes, notes
 		if (!outcome) continue;
 		const note = notes.get(index);
 		if ('items' in outcome) {
-			for (const json of outcome.items) output.push({ json: { ...json, ...note }, pairedItem: { item: index } });
+			for (const json of outcome.items)
+				output.push({ json: { ...json, ...note }, pairedItem: { item: index } });
 		} else {
 			const params = paramsOf.get(index);
-			const json = errorOutput ? errorOutputItem(outcome.failure, params) : errorItem(outcome.failure, params);
+			const json = errorOutput
+				? errorOutputItem(outcome.failure, params)
+				: errorItem(outcome.failure, params);
 			// The error output routes items whose only field is `error`: a note goes inside it.
 			if (note && errorOutput) Object.assign(json.error as IDataObject, note);
 			else if (note) Object.assign(json, note);
@@ -37,23 +46,58 @@ export function outputItems(node: Node, count: number, outcomes: Outcomes, notes
  * Items refused before the first request (invalid, or refused by the Incident Guard) stop the whole
  * batch unless the user chose to continue on failure: a batch with a bad row moves no money.
  */
-export function refuseBatchIfAny(node: Node, outcomes: Outcomes, continueOnFail: boolean, what: string) {
+export function refuseBatchIfAny(
+	node: Node,
+	outcomes: Outcomes,
+	continueOnFail: boolean,
+	what: string,
+) {
 	if (continueOnFail) return;
-	const refused = [...outcomes.keys()].filter((index) => (outcomes.get(index) as { failure?: Failure }).failure?.invalid).sort((a, b) => a - b);
+	const refused = [...outcomes.keys()]
+		.filter((index) => (outcomes.get(index) as { failure?: Failure }).failure?.invalid)
+		.sort((a, b) => a - b);
 	if (refused.length === 0) return;
 	const first = outcomes.get(refused[0]) as { failure: Failure };
 	const rest = refused.slice(1);
-	const others = rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
-	const error = toNodeError(node, refused[0], first.failure, `No item was sent: every item is checked before the first request.${others}`);
+	const others =
+		rest.length > 0 ? ` Also ${what}: item${rest.length > 1 ? 's' : ''} ${rest.join(', ')}.` : '';
+	const error = toNodeError(
+		node,
+		refused[0],
+		first.failure,
+		`No item was sent: every item is checked before the first request.${others}`,
+	);
 	Object.assign(error.context, { rows: rowsOf(outcomes, new Map()), nothingSent: true });
 	throw error;
 }
 
 /** Every row's status, for tools that read an error that ended the run (`context.rows`). */
 function rowsOf(outcomes: Outcomes, paramsOf: Map<number, Params>): IDataObject[] {
-	return [...outcomes.entries()].sort(([a], [b]) => a - b).map(([index, outcome]) => ('failure' in outcome
-		? { item: index, status: outcome.failure.status, nextStep: outcome.failure.nextStep, message: outcome.failure.message, hint: outcome.failure.hint, transferId: outcome.failure.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }
-		: { item: index, status: outcome.items[0]?.status ?? null, message: outcome.items[0]?.message ?? null, transferId: outcome.items[0]?.transferId ?? (paramsOf.get(index)?.transferId as string | undefined) ?? null }));
+	return [...outcomes.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([index, outcome]) =>
+			'failure' in outcome
+				? {
+						item: index,
+						status: outcome.failure.status,
+						nextStep: outcome.failure.nextStep,
+						message: outcome.failure.message,
+						hint: outcome.failure.hint,
+						transferId:
+							outcome.failure.transferId ??
+							(paramsOf.get(index)?.transferId as string | undefined) ??
+							null,
+					}
+				: {
+						item: index,
+						status: outcome.items[0]?.status ?? null,
+						message: outcome.items[0]?.message ?? null,
+						transferId:
+							outcome.items[0]?.transferId ??
+							(paramsOf.get(index)?.transferId as string | undefined) ??
+							null,
+					},
+		);
 }
 
 /**
@@ -62,16 +106,56 @@ function rowsOf(outcomes: Outcomes, paramsOf: Map<number, Params>): IDataObject[
  * transfers, every row sent in the run with what is known of it and its bank references, so that
  * no paid row is left unaccounted for. `context.rows` holds the same, one entry per row.
  */
-export function throwIfAnyFailed(node: Node, outcomes: Outcomes, sentItems: number[] | undefined, paramsOf: Map<number, Params>) {
-	const failed = [...outcomes.entries()].filter((entry): entry is [number, { failure: Failure }] => 'failure' in entry[1]).sort(([a], [b]) => a - b);
+export function throwIfAnyFailed(
+	node: Node,
+	outcomes: Outcomes,
+	sentItems: number[] | undefined,
+	paramsOf: Map<number, Params>,
+) {
+	const failed = [...outcomes.entries()]
+		.filter((entry): entry is [number, { failure: Failure }] => 'failure' in entry[1])
+		.sort(([a], [b]) => a - b);
 	if (failed.length === 0) return;
 	const [firstIndex, { failure: first }] = failed[0];
-	const others = failed.slice(1).map(([index, { failure }]) => `item ${index}: ${failure.status} (${failure.nextStep}): ${failure.message.replace(/ \[item \d+\]$/, '')}`);
-	const listed = others.length > 0 ? ` ${others.length} other row${others.length > 1 ? 's' : ''} need${others.length > 1 ? '' : 's'} you too: ${others.join('; ')}.` : '';
-	const sent = sentItems ? ` ${sentNote(sentItems.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)), outcomes)}` : '';
-	const before = [...outcomes.entries()].filter(([index, outcome]) => 'items' in outcome && outcome.items[0]?.status === 'ALREADY_SUBMITTED' && !sentItems?.includes(index)).map(([index]) => index);
-	const paidBefore = before.length > 0 ? ` Not sent, paid before (ALREADY_SUBMITTED): item${before.length > 1 ? 's' : ''} ${before.sort((a, b) => a - b).join(', ')}.` : '';
-	const error = toNodeError(node, firstIndex, failed.length > 1 ? { ...first, message: `${failed.length} rows were not paid and need you; the first: ${first.message}` } : first, `${listed}${sent}${paidBefore}`.trim());
+	const others = failed
+		.slice(1)
+		.map(
+			([index, { failure }]) =>
+				`item ${index}: ${failure.status} (${failure.nextStep}): ${failure.message.replace(/ \[item \d+\]$/, '')}`,
+		);
+	const listed =
+		others.length > 0
+			? ` ${others.length} other row${others.length > 1 ? 's' : ''} need${others.length > 1 ? '' : 's'} you too: ${others.join('; ')}.`
+			: '';
+	const sent = sentItems
+		? ` ${sentNote(
+				sentItems.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)),
+				outcomes,
+			)}`
+		: '';
+	const before = [...outcomes.entries()]
+		.filter(
+			([index, outcome]) =>
+				'items' in outcome &&
+				outcome.items[0]?.status === 'ALREADY_SUBMITTED' &&
+				!sentItems?.includes(index),
+		)
+		.map(([index]) => index);
+	const paidBefore =
+		before.length > 0
+			? ` Not sent, paid before (ALREADY_SUBMITTED): item${before.length > 1 ? 's' : ''} ${before.sort((a, b) => a - b).join(', ')}.`
+			: '';
+	const error = toNodeError(
+		node,
+		firstIndex,
+		failed.length > 1
+			? {
+					...first,
+					message: `${failed.length} rows were not paid and need you; the first: ${first.message}`,
+				}
+			: first,
+		`${listed}${sent}${paidBefore}`.trim(),
+	);
 	Object.assign(error.context, { rows: rowsOf(outcomes, paramsOf) });
 	throw error;
 }
@@ -81,19 +165,40 @@ function sentNote(sentItems: number[], outcomes: Outcomes): string {
 	if (sentItems.length === 0) return 'No other transfer was sent in this run.';
 	const describe = (index: number) => {
 		const outcome = outcomes.get(index);
-		if (!outcome || 'failure' in outcome) return `item ${index}: ${outcome ? outcome.failure.status : 'no answer'}`;
+		if (!outcome || 'failure' in outcome)
+			return `item ${index}: ${outcome ? outcome.failure.status : 'no answer'}`;
 		const { status, referenceId, utr } = outcome.items[0] ?? {};
-		const references = [referenceId ? `referenceId ${String(referenceId)}` : '', utr ? `utr ${String(utr)}` : ''].filter(Boolean).join(', ');
+		const references = [
+			referenceId ? `referenceId ${String(referenceId)}` : '',
+			utr ? `utr ${String(utr)}` : '',
+		]
+			.filter(Boolean)
+			.join(', ');
 		return `item ${index}: ${String(status)}${references ? ` (${references})` : ''}`;
 	};
-	return `Sent in this run: ${[...sentItems].sort((a, b) => a - b).map(describe).join('; ')}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED.`;
+	return `Sent in this run: ${[...sentItems]
+		.sort((a, b) => a - b)
+		.map(describe)
+		.join(
+			'; ',
+		)}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED.`;
 }
 
 export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {
 	const description = note ? `${failure.hint} ${note}` : failure.hint;
-	if (!failure.fromService) return new NodeOperationError(node, failure.message, { itemIndex, description });
-	const response: JsonObject = { status: failure.status, subCode: failure.subCode ?? null, message: failure.serviceMessage ?? failure.message };
-	return new NodeApiError(node, response, { message: failure.message, description, httpCode: failure.subCode, itemIndex });
+	if (!failure.fromService)
+		return new NodeOperationError(node, failure.message, { itemIndex, description });
+	const response: JsonObject = {
+		status: failure.status,
+		subCode: failure.subCode ?? null,
+		message: failure.serviceMessage ?? failure.message,
+	};
+	return new NodeApiError(node, response, {
+		message: failure.message,
+		description,
+		httpCode: failure.subCode,
+		itemIndex,
+	});
 }
 
 export function errorItem(failure: Failure, params: Params | undefined): IDataObject {
@@ -120,11 +225,22 @@ export function errorOutputItem(failure: Failure, params: Params | undefined): I
 	return { error: { message: error, serviceMessage: message, ...details } };
 }
 
-export function dryRunItem(operation: PayoutOperation, target: SendTarget, request: ApiRequest): IDataObject {
+export function dryRunItem(
+	operation: PayoutOperation,
+	target: SendTarget,
+	request: ApiRequest,
+): IDataObject {
 	const body = request.body ? { ...request.body } : undefined;
-	for (const field of operation.secretFields ?? []) if (body && body[field] !== undefined) body[field] = '***';
-	const query = request.qs ? `?${new URLSearchParams(request.qs as Record<string, string>).toString()}` : '';
-	const item: IDataObject = { dryRun: true, method: request.method, url: `${target.baseUrl}${request.path}${query}` };
+	for (const field of operation.secretFields ?? [])
+		if (body && body[field] !== undefined) body[field] = '***';
+	const query = request.qs
+		? `?${new URLSearchParams(request.qs as Record<string, string>).toString()}`
+		: '';
+	const item: IDataObject = {
+		dryRun: true,
+		method: request.method,
+		url: `${target.baseUrl}${request.path}${query}`,
+	};
 	if (body) item.body = body;
 	return item;
 }

@@ -53,7 +53,8 @@ export function sentInExecution(executionId: string): Map<string, SentInExecutio
 	if (!sent) {
 		sent = new Map();
 		executions.set(executionId, sent);
-		if (executions.size > MAX_EXECUTIONS) executions.delete(executions.keys().next().value as string);
+		if (executions.size > MAX_EXECUTIONS)
+			executions.delete(executions.keys().next().value as string);
 	}
 	return sent;
 }

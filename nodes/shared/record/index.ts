@@ -70,9 +70,18 @@ export type Conclusion =
  * What the record keeps of each conclusion: the marks it forgets now, and (where the service
  * guards, so other workers may write the row too) the states it makes again a settling window later.
  */
-const KEPT: Record<'paid' | Exclude<Conclusion, object>, (row: ClaimedRow) => { forget: string[]; again: Array<['record' | 'forget', string[]]> }> = {
+const KEPT: Record<
+	'paid' | Exclude<Conclusion, object>,
+	(row: ClaimedRow) => { forget: string[]; again: Array<['record' | 'forget', string[]]> }
+> = {
 	// Paid: "no clear answer" forgotten.
-	paid: (row) => ({ forget: [row.open], again: [['record', [row.sentMark]], ['forget', [row.open]]] }),
+	paid: (row) => ({
+		forget: [row.open],
+		again: [
+			['record', [row.sentMark]],
+			['forget', [row.open]],
+		],
+	}),
 	// Asking recorded "no clear answer": forgotten again.
 	paidEarlier: (row) => ({ forget: [row.open], again: [['forget', [row.open]]] }),
 	inDoubt: (row) => ({ forget: [], again: [['record', [row.sentMark, row.open]]] }),
@@ -83,7 +92,9 @@ const KEPT: Record<'paid' | Exclude<Conclusion, object>, (row: ClaimedRow) => { 
 /** A stable digest of what a request would do: the operation and its body, keys sorted. */
 export function fingerprint(operation: string, body: object): string {
 	const sorted = Object.fromEntries(Object.entries(body).sort(([a], [b]) => a.localeCompare(b)));
-	return createHash('sha256').update(JSON.stringify([operation, sorted])).digest('hex');
+	return createHash('sha256')
+		.update(JSON.stringify([operation, sorted]))
+		.digest('hex');
 }
 
 /** A row this run claimed: its marks and its turn in this process. */
@@ -123,7 +134,12 @@ export class TransferRecord {
 	}
 
 	/** What to do with a row: claimed for this run to send, or why not. */
-	async claim(index: number, transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+	async claim(
+		index: number,
+		transferId: string,
+		print: string,
+		dashboard?: DashboardStatus,
+	): Promise<Claim> {
 		const claiming = this.claimOnce(index, transferId, print, dashboard);
 		this.claiming.add(claiming);
 		try {
@@ -133,21 +149,36 @@ export class TransferRecord {
 		}
 	}
 
-	private async claimOnce(index: number, transferId: string, print: string, dashboard?: DashboardStatus): Promise<Claim> {
+	private async claimOnce(
+		index: number,
+		transferId: string,
+		print: string,
+		dashboard?: DashboardStatus,
+	): Promise<Claim> {
 		// One execution at a time per transfer in this process: a second one reads what the first left.
 		const key = `${this.rowKey}|${transferId}|${print}`;
 		const release = await takeTurn(`${this.rowKey}|${transferId}`);
-		const [id, sent, open] = [marks.id(transferId), marks.sent(transferId, print), marks.open(transferId, print)];
+		const [id, sent, open] = [
+			marks.id(transferId),
+			marks.sent(transferId, print),
+			marks.open(transferId, print),
+		];
 		const claimed = this.guard === 'node' ? [id, sent, open] : [sent, open];
 		const hold = (claim: Claim): Claim => {
-			if (claim.kind === 'send' && !claim.unrecorded) this.claimedRows.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
+			if (claim.kind === 'send' && !claim.unrecorded)
+				this.claimedRows.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
 			else release();
 			return claim;
 		};
 		try {
 			// This process holds the service's paid answer to these values: that is the evidence.
 			const first = firstAnswer(key);
-			if (first) return hold({ kind: 'answered', first, ...(dashboard && dashboard.verdict !== 'paid' ? { contradiction: dashboard.word } : {}) });
+			if (first)
+				return hold({
+					kind: 'answered',
+					first,
+					...(dashboard && dashboard.verdict !== 'paid' ? { contradiction: dashboard.word } : {}),
+				});
 			const { seen, size } = await this.journal.record(claimed);
 			const isNew = !seen.has(this.guard === 'node' ? id : sent);
 			if (isNew && (size ?? 0) > ROOM_FOR_NEW) {
@@ -170,7 +201,10 @@ export class TransferRecord {
 			if (!seen.has(open)) {
 				// Paid: asking recorded "no clear answer", forgotten again.
 				this.forgetAgain([open]);
-				return hold({ kind: 'answered', ...(dashboard && dashboard.verdict !== 'paid' ? { contradiction: dashboard.word } : {}) });
+				return hold({
+					kind: 'answered',
+					...(dashboard && dashboard.verdict !== 'paid' ? { contradiction: dashboard.word } : {}),
+				});
 			}
 			// In doubt.
 			if (dashboard?.verdict === 'paid') {
@@ -181,7 +215,8 @@ export class TransferRecord {
 			return hold(dashboard ? { kind: 'notPaid', word: dashboard.word } : { kind: 'inDoubt' });
 		} catch (error) {
 			release();
-			if (error instanceof RecordFull && this.guard === 'service') return { kind: 'send', earlier: 'none', unrecorded: true };
+			if (error instanceof RecordFull && this.guard === 'service')
+				return { kind: 'send', earlier: 'none', unrecorded: true };
 			if (error instanceof RecordFull) return { kind: 'full', size: error.size };
 			return { kind: 'recordFailed', reason: reasonOf(error) };
 		}

@@ -62,7 +62,13 @@ export class RecordFull extends Error {
 }
 
 type Request =
-	| { kind: 'record'; marks: string[]; limit: number; resolve(result: Recorded): void; reject(error: unknown): void }
+	| {
+			kind: 'record';
+			marks: string[];
+			limit: number;
+			resolve(result: Recorded): void;
+			reject(error: unknown): void;
+	  }
 	| { kind: 'forget'; marks: string[]; resolve(): void; reject(error: unknown): void };
 
 type Helpers = IExecuteFunctions['helpers'];
@@ -102,12 +108,16 @@ export class Journal {
 	 * `limit` (ROOM, or ROOM_FOR_NEW for a caller that may add a transfer): then RecordFull, nothing written.
 	 */
 	async record(wanted: string[], limit = ROOM): Promise<Recorded> {
-		return await new Promise<Recorded>((resolve, reject) => this.enqueue({ kind: 'record', marks: wanted, limit, resolve, reject }));
+		return await new Promise<Recorded>((resolve, reject) =>
+			this.enqueue({ kind: 'record', marks: wanted, limit, resolve, reject }),
+		);
 	}
 
 	async forget(unwanted: string[]): Promise<void> {
 		if (unwanted.length === 0) return;
-		await new Promise<void>((resolve, reject) => this.enqueue({ kind: 'forget', marks: unwanted, resolve, reject }));
+		await new Promise<void>((resolve, reject) =>
+			this.enqueue({ kind: 'forget', marks: unwanted, resolve, reject }),
+		);
 	}
 
 	/** Forgets go now, without waiting for more: a run is ending and waits for its writes. */
@@ -147,22 +157,31 @@ export class Journal {
 				const kind = this.nextKind();
 				const lingered = Date.now() - (this.forgetsSince ?? Date.now());
 				if (kind === 'forget' && lingered < FORGET_LINGER_MS) {
-					await Promise.race([sleep(FORGET_LINGER_MS - lingered), new Promise<void>((resolve) => (this.wake = resolve))]);
+					await Promise.race([
+						sleep(FORGET_LINGER_MS - lingered),
+						new Promise<void>((resolve) => (this.wake = resolve)),
+					]);
 					continue;
 				}
 				const batch: Request[] = [];
 				const waiting: Request[] = [];
 				const overtaken = new Set<string>();
 				for (const request of this.queue) {
-					if (request.kind === kind && !request.marks.some((mark) => overtaken.has(mark))) batch.push(request);
+					if (request.kind === kind && !request.marks.some((mark) => overtaken.has(mark)))
+						batch.push(request);
 					else {
 						waiting.push(request);
 						for (const mark of request.marks) overtaken.add(mark);
 					}
 				}
 				this.queue.splice(0, this.queue.length, ...waiting);
-				if (kind === 'forget') this.forgetsSince = this.queue.some((request) => request.kind === 'forget') ? Date.now() : undefined;
-				await (kind === 'forget' ? this.forgetCall(batch as Array<Extract<Request, { kind: 'forget' }>>) : this.recordCall(batch as Array<Extract<Request, { kind: 'record' }>>));
+				if (kind === 'forget')
+					this.forgetsSince = this.queue.some((request) => request.kind === 'forget')
+						? Date.now()
+						: undefined;
+				await (kind === 'forget'
+					? this.forgetCall(batch as Array<Extract<Request, { kind: 'forget' }>>)
+					: this.recordCall(batch as Array<Extract<Request, { kind: 'record' }>>));
 			}
 		} finally {
 			this.running = false;
@@ -171,7 +190,8 @@ export class Journal {
 
 	/** Forgets that waited long enough go next, unless each is behind a claim of one of its marks. */
 	private nextKind(): Request['kind'] {
-		const lingered = this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
+		const lingered =
+			this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
 		if (lingered && this.canGoFirst('forget')) return 'forget';
 		return this.canGoFirst('record') ? 'record' : 'forget';
 	}
@@ -187,7 +207,9 @@ export class Journal {
 
 	private async forgetCall(batch: Array<Extract<Request, { kind: 'forget' }>>) {
 		const unique = [...new Set(batch.flatMap((request) => request.marks))];
-		const forgotten = await this.call(async () => await this.helpers.removeProcessed(unique, this.scope, OPTIONS));
+		const forgotten = await this.call(
+			async () => await this.helpers.removeProcessed(unique, this.scope, OPTIONS),
+		);
 		for (const request of batch) {
 			if ('failure' in forgotten) request.reject(forgotten.failure);
 			else request.resolve();
@@ -204,7 +226,8 @@ export class Journal {
 		// Each request in turn, while the row has room for it (its marks may all be new).
 		const admitted: typeof batch = [];
 		for (const request of batch) {
-			if (size !== undefined && size + request.marks.length > request.limit) request.reject(new RecordFull(size));
+			if (size !== undefined && size + request.marks.length > request.limit)
+				request.reject(new RecordFull(size));
 			else {
 				admitted.push(request);
 				if (size !== undefined) size += request.marks.length;
@@ -212,7 +235,9 @@ export class Journal {
 		}
 		if (admitted.length === 0) return;
 		const unique = [...new Set(admitted.flatMap((request) => request.marks))];
-		const recorded = await this.call(async () => await this.helpers.checkProcessedAndRecord(unique, this.scope, OPTIONS));
+		const recorded = await this.call(
+			async () => await this.helpers.checkProcessedAndRecord(unique, this.scope, OPTIONS),
+		);
 		if ('failure' in recorded) {
 			for (const request of admitted) request.reject(recorded.failure);
 			return;
@@ -222,7 +247,9 @@ export class Journal {
 		// Two requests in one call asking the same mark: the first finds it new, the next one not.
 		const askedEarlier = new Set<string>();
 		for (const request of admitted) {
-			const seen = new Set(request.marks.filter((mark) => before.has(mark) || askedEarlier.has(mark)));
+			const seen = new Set(
+				request.marks.filter((mark) => before.has(mark) || askedEarlier.has(mark)),
+			);
 			for (const mark of request.marks) askedEarlier.add(mark);
 			request.resolve({ seen, size: this.size });
 		}
@@ -233,10 +260,17 @@ export class Journal {
 	 * The row's size before a call that records: read (without writing) at first, every
 	 * RECOUNT_EVERY calls (other processes write it too), and before every call near the room.
 	 */
-	private async countedSize(batch: Array<Extract<Request, { kind: 'record' }>>): Promise<number | undefined> {
-		const near = this.size !== undefined && this.size + batch.reduce((total, request) => total + request.marks.length, 0) > Math.min(...batch.map((request) => request.limit)) - NEAR;
+	private async countedSize(
+		batch: Array<Extract<Request, { kind: 'record' }>>,
+	): Promise<number | undefined> {
+		const near =
+			this.size !== undefined &&
+			this.size + batch.reduce((total, request) => total + request.marks.length, 0) >
+				Math.min(...batch.map((request) => request.limit)) - NEAR;
 		if (this.size === undefined || near || ++this.callsSinceCount >= RECOUNT_EVERY) {
-			const counted = await this.call(async () => await this.helpers.getProcessedDataCount(this.scope, OPTIONS));
+			const counted = await this.call(
+				async () => await this.helpers.getProcessedDataCount(this.scope, OPTIONS),
+			);
 			// A store that cannot count is not a reason to send nothing: the size is then unknown.
 			this.size = 'failure' in counted ? undefined : counted.value;
 			this.callsSinceCount = 0;
@@ -273,7 +307,9 @@ export class Journal {
 		const once = async () => {
 			const still = written.filter((mark) => this.lastWrite.get(mark)?.call === asOf.get(mark));
 			if (still.length === 0) return;
-			await (kind === 'record' ? this.record(still).then(() => undefined) : this.forget(still)).catch(() => undefined);
+			await (
+				kind === 'record' ? this.record(still).then(() => undefined) : this.forget(still)
+			).catch(() => undefined);
 			for (const mark of still) asOf.set(mark, this.lastWrite.get(mark)?.call);
 		};
 		const done = () => {

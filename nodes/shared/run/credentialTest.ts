@@ -1,4 +1,9 @@
-import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
 
 import { notTheService } from '../outcomes/words';
 import { findErrorRow } from '../outcomes/errors';
@@ -13,7 +18,10 @@ import type { Answer } from '../transport/answer';
  * table's hint: a refused token, an IP not on the allow-list and payout APIs not enabled each read
  * as themselves. Every node names it (`testedBy`), as n8n asks of a test that reads the answer.
  */
-export async function testPayoutsCredential(this: ICredentialTestFunctions, credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>): Promise<INodeCredentialTestResult> {
+export async function testPayoutsCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
+): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
 	const base = baseUrlOf(data.baseUrl as string | undefined, 'Base URL');
 	if ('problem' in base) return { status: 'Error', message: `${base.problem}: ${base.fix}` };
@@ -34,26 +42,49 @@ export async function testPayoutsCredential(this: ICredentialTestFunctions, cred
 			resolveWithFullResponse: true,
 			timeout: 30000,
 		})) as { statusCode: number; body: unknown };
-		answer = readAnswer(response.statusCode, typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? ''));
+		answer = readAnswer(
+			response.statusCode,
+			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? ''),
+		);
 	} catch (error) {
 		answer = noAnswer(error);
 	}
 	return judged(answer, base.url, redact);
 }
 
-function judged(answer: Answer, base: string, redact: (text: string) => string): INodeCredentialTestResult {
+function judged(
+	answer: Answer,
+	base: string,
+	redact: (text: string) => string,
+): INodeCredentialTestResult {
 	switch (answer.kind) {
 		case 'envelope': {
 			const { status, subCode, message } = answer.envelope;
-			if (status !== 'ERROR') return { status: 'OK', message: 'Connection tested: the service accepted the access token' };
-			return { status: 'Error', message: `The service answered ${subCode} "${redact(message)}": ${findErrorRow('getIncidents', subCode, message).hint}` };
+			if (status !== 'ERROR')
+				return {
+					status: 'OK',
+					message: 'Connection tested: the service accepted the access token',
+				};
+			return {
+				status: 'Error',
+				message: `The service answered ${subCode} "${redact(message)}": ${findErrorRow('getIncidents', subCode, message).hint}`,
+			};
 		}
 		case 'noAnswer':
-			return { status: 'Error', message: `No answer from ${base}: ${answer.reason}. Check 'Base URL' and that this n8n server can reach it.` };
+			return {
+				status: 'Error',
+				message: `No answer from ${base}: ${answer.reason}. Check 'Base URL' and that this n8n server can reach it.`,
+			};
 		default: {
-			const said = answer.kind === 'unreadable' ? excerpt(redact(answer.text)) : excerpt(redact(JSON.stringify(answer.body)));
+			const said =
+				answer.kind === 'unreadable'
+					? excerpt(redact(answer.text))
+					: excerpt(redact(JSON.stringify(answer.body)));
 			const wrong = notTheService(answer.httpStatus, said, '');
-			return { status: 'Error', message: `${wrong.message.trim()}. ${wrong.hint.replace(/^Nothing was sent to the payouts service: /, '')}` };
+			return {
+				status: 'Error',
+				message: `${wrong.message.trim()}. ${wrong.hint.replace(/^Nothing was sent to the payouts service: /, '')}`,
+			};
 		}
 	}
 }

@@ -28,11 +28,15 @@ import type { PayoutOperation } from '../types';
  * 3. output/: output in input order, every item paired with the item it came from; without
  *    Continue On Fail, one error listing every row that needs the user.
  */
-export async function runOperations(this: IExecuteFunctions, operations: PayoutOperation[]): Promise<INodeExecutionData[][]> {
+export async function runOperations(
+	this: IExecuteFunctions,
+	operations: PayoutOperation[],
+): Promise<INodeExecutionData[][]> {
 	const node = this.getNode();
 	const operationValue = this.getNodeParameter('operation', 0) as string;
 	const operation = operations.find((candidate) => candidate.value === operationValue);
-	if (!operation) throw new NodeOperationError(node, `The operation '${operationValue}' is not known`);
+	if (!operation)
+		throw new NodeOperationError(node, `The operation '${operationValue}' is not known`);
 	const options = runOptions(this, operation);
 	const credentials = await this.getCredentials<PayoutsCredentials>(CREDENTIAL_TYPE);
 	const target = targetFor(this, operation, credentials, options);
@@ -45,13 +49,30 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
 	// Only rows paid again on every run need the run's identity.
-	const origin = { workflowId, nodeId: node.id, executionId, runIndex: options.payEveryRun ? runIndexOf(this) : 0, payEveryRun: options.payEveryRun };
-	const { outcomes, secretsOf, ...checked } = await checkItems(this, operation, schema, displayNames(operation), [credentials.accessToken, credentials.clientSecret], origin);
+	const origin = {
+		workflowId,
+		nodeId: node.id,
+		executionId,
+		runIndex: options.payEveryRun ? runIndexOf(this) : 0,
+		payEveryRun: options.payEveryRun,
+	};
+	const { outcomes, secretsOf, ...checked } = await checkItems(
+		this,
+		operation,
+		schema,
+		displayNames(operation),
+		[credentials.accessToken, credentials.clientSecret],
+		origin,
+	);
 	let { planned } = checked;
 	refuseBatchIfAny(node, outcomes, continueOnFail, 'invalid');
 	// A row an earlier Payouts Transfer node left in doubt under another Transfer ID (a retry branch on its error output): never sent under a new one.
 	for (const entry of planned) {
-		if (entry.earlier && entry.earlier.transferId !== entry.transferId) outcomes.set(entry.index, say(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }));
+		if (entry.earlier && entry.earlier.transferId !== entry.transferId)
+			outcomes.set(
+				entry.index,
+				say(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }),
+			);
 	}
 	planned = planned.filter((entry) => !outcomes.has(entry.index));
 
@@ -59,10 +80,16 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 	const notes = new Map<number, IDataObject>();
 	if (operation.incidentGuard && options.incidentGuard) {
 		const { transferMode, beneId } = operation.incidentGuard;
-		const guarded = planned.map(({ index, params }) => ({ index, params, transferMode: transferMode(params), beneId: beneId(params) }));
+		const guarded = planned.map(({ index, params }) => ({
+			index,
+			params,
+			transferMode: transferMode(params),
+			beneId: beneId(params),
+		}));
 		const verdicts = await guardIncidents(this, target, options.incidentGuard, guarded, timezone);
 		for (const [index, item] of verdicts.held) outcomes.set(index, { items: [item] });
-		for (const [index, { rule, hint }] of verdicts.refused) outcomes.set(index, { failure: invalid(index, rule, hint) });
+		for (const [index, { rule, hint }] of verdicts.refused)
+			outcomes.set(index, { failure: invalid(index, rule, hint) });
 		for (const [index, note] of verdicts.notes) notes.set(index, note);
 		planned = planned.filter((entry) => !outcomes.has(entry.index));
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
@@ -70,15 +97,22 @@ export async function runOperations(this: IExecuteFunctions, operations: PayoutO
 
 	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first, unless an
 	// earlier step of the workflow holds the claims.
-	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : options.claimHeldEarlier ? 'earlierStep' : 'node';
+	if (operation.movesMoney)
+		run.guard = options.serviceRefusesRepeats
+			? 'service'
+			: options.claimHeldEarlier
+				? 'earlierStep'
+				: 'node';
 	// A Dry Run opens it too, and only reads what this process holds without asking it (asking writes).
-	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0) run.record = TransferRecord.open(this, workflowId, run.guard);
+	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0)
+		run.record = TransferRecord.open(this, workflowId, run.guard);
 	try {
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
 		// 3. Output in input order; without Continue On Fail, rows that need the user end the run
 		// with one error that lists them all.
 		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
-		if (!continueOnFail) throwIfAnyFailed(node, outcomes, operation.movesMoney ? sentItems : undefined, paramsOf);
+		if (!continueOnFail)
+			throwIfAnyFailed(node, outcomes, operation.movesMoney ? sentItems : undefined, paramsOf);
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);
 	} finally {
 		// A run ends once its record is written: a row it reports paid reads paid in any later run.
@@ -98,9 +132,14 @@ function runOptions(context: IExecuteFunctions, operation: PayoutOperation) {
 	const options = readOptions(operation, given);
 	// n8n gives a node used as an AI agent's tool the type "<node type>Tool".
 	if (node.type.endsWith('Tool') && !options.allowAgentUse) {
-		throw new NodeOperationError(node, `${node.name} does not run as an AI agent's tool unless allowed`, {
-			description: "This operation moves money or hands out secrets. Turn on 'Allow Use by AI Agents' in the node's Options only if the agent's inputs are checked, e.g. by a human approval step.",
-		});
+		throw new NodeOperationError(
+			node,
+			`${node.name} does not run as an AI agent's tool unless allowed`,
+			{
+				description:
+					"This operation moves money or hands out secrets. Turn on 'Allow Use by AI Agents' in the node's Options only if the agent's inputs are checked, e.g. by a human approval step.",
+			},
+		);
 	}
 	return options;
 }
@@ -110,7 +149,8 @@ function workflowIdOf(context: IExecuteFunctions): string {
 	const { id } = context.getWorkflow();
 	if (!id) {
 		throw new NodeOperationError(context.getNode(), 'Save the workflow before it sends transfers', {
-			description: 'The node keeps its record of sent transfers under the saved workflow, so that no re-run pays twice. Nothing was sent.',
+			description:
+				'The node keeps its record of sent transfers under the saved workflow, so that no re-run pays twice. Nothing was sent.',
 		});
 	}
 	return String(id);

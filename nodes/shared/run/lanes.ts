@@ -21,7 +21,13 @@ export interface Sent {
 	sentItems: number[];
 }
 
-export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes, secretsOf: Map<number, unknown[]>, notes: Map<number, IDataObject>): Promise<Sent> {
+export async function sendItems(
+	run: Run,
+	planned: Planned[],
+	outcomes: Outcomes,
+	secretsOf: Map<number, unknown[]>,
+	notes: Map<number, IDataObject>,
+): Promise<Sent> {
 	const sent: Sent = { sentItems: [] };
 	if (run.options.dryRun) {
 		for (const entry of planned) outcomes.set(entry.index, { items: [dryRun(run, entry)] });
@@ -33,12 +39,18 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
 		let outcome: Outcome;
 		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
-		if (run.stopped && !run.record) outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
+		if (run.stopped && !run.record)
+			outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
 		else if (cancelled(run)) outcome = say(entry, { kind: 'stoppedBeforeSending' }, run);
 		else {
 			if (!run.stopped) await run.pace?.();
 			const redact = redactor(secretsOf.get(entry.index) ?? []);
-			outcome = await sendRow(run, entry, { claim: () => claims.of(position), redact, onSend: () => sent.sentItems.push(entry.index), notes });
+			outcome = await sendRow(run, entry, {
+				claim: () => claims.of(position),
+				redact,
+				onSend: () => sent.sentItems.push(entry.index),
+				notes,
+			});
 		}
 		outcomes.set(entry.index, outcome);
 		if (!('failure' in outcome)) noAnswerInARow = 0;
@@ -46,7 +58,8 @@ export async function sendItems(run: Run, planned: Planned[], outcomes: Outcomes
 		// A request Stop cut off says nothing of the service.
 		else if (outcome.failure.noAnswer && !cancelled(run)) {
 			noAnswerInARow++;
-			if (noAnswerInARow >= NO_ANSWER_IN_A_ROW && run.operation.movesMoney) run.stopped ??= serviceDown(outcome.failure);
+			if (noAnswerInARow >= NO_ANSWER_IN_A_ROW && run.operation.movesMoney)
+				run.stopped ??= serviceDown(outcome.failure);
 		} else noAnswerInARow = 0;
 	});
 	return sent;
@@ -71,19 +84,38 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	return {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
-			for (const until = Math.min(planned.length, position + 1 + ahead(position)); next < until; next++) {
+			for (
+				const until = Math.min(planned.length, position + 1 + ahead(position));
+				next < until;
+				next++
+			) {
 				const entry = planned[next];
 				// A row the run will not reach (stopped) is not claimed.
 				if (next > position && (run.stopped || cancelled(run))) break;
-				claims[next] = record.claim(entry.index, String(entry.transferId), fingerprintOf(run, entry), entry.dashboard);
+				claims[next] = record.claim(
+					entry.index,
+					String(entry.transferId),
+					fingerprintOf(run, entry),
+					entry.dashboard,
+				);
 			}
-			return await (claims[position] ?? record.claim(planned[position].index, String(planned[position].transferId), fingerprintOf(run, planned[position]), planned[position].dashboard));
+			return await (claims[position] ??
+				record.claim(
+					planned[position].index,
+					String(planned[position].transferId),
+					fingerprintOf(run, planned[position]),
+					planned[position].dashboard,
+				));
 		},
 	};
 }
 
 /** Runs `work` over `list` with at most `limit` in flight. */
-async function forEachBounded<T>(list: T[], limit: number, work: (entry: T, position: number) => Promise<void>) {
+async function forEachBounded<T>(
+	list: T[],
+	limit: number,
+	work: (entry: T, position: number) => Promise<void>,
+) {
 	let next = 0;
 	const lane = async () => {
 		while (next < list.length) {

@@ -60,29 +60,41 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 	}
 	const note = reachNote(run, claim);
 	if (note) addNote(tools.notes, entry.index, { recordNote: note });
-	if (run.stopped) return { verdict: { kind: 'notSentAfter', stopped: run.stopped }, conclusion: 'notSent' };
+	if (run.stopped)
+		return { verdict: { kind: 'notSentAfter', stopped: run.stopped }, conclusion: 'notSent' };
 	// Where the service guards, the service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
 	if (run.guard === 'service' && entry.dashboard?.verdict === 'failed') {
-		return { verdict: { kind: 'cannotPayUnder', word: entry.dashboard.word }, conclusion: claim.earlier === 'inDoubt' ? 'inDoubt' : 'released' };
+		return {
+			verdict: { kind: 'cannotPayUnder', word: entry.dashboard.word },
+			conclusion: claim.earlier === 'inDoubt' ? 'inDoubt' : 'released',
+		};
 	}
 	// Stop (or the workflow's timeout) came before the request went out: it never will.
 	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' }, conclusion: 'notSent' };
 	run.record!.sending(entry.index);
 	const { judgement, resent } = await sendWithRetries(run, entry, tools);
-	if (judgement.kind === 'paid') return { verdict: judgement, conclusion: { paid: referencesOf(judgement.items[0]) } };
-	const earlierInDoubt = claim.earlier === 'inDoubt' || resent || entry.earlier?.status === 'UNKNOWN';
+	if (judgement.kind === 'paid')
+		return { verdict: judgement, conclusion: { paid: referencesOf(judgement.items[0]) } };
+	const earlierInDoubt =
+		claim.earlier === 'inDoubt' || resent || entry.earlier?.status === 'UNKNOWN';
 	if (judgement.kind === 'repeatRefused') {
 		// The record may not show this node's own paid answer yet: another worker's lookup under way, or
 		// its stale write (queue mode) that the paying worker makes good a moment later. Look again first.
-		if (!resent && (await run.record!.paidAfterAll(entry.index))) return { verdict: { kind: 'alreadySubmitted' }, conclusion: 'paidEarlier' };
+		if (!resent && (await run.record!.paidAfterAll(entry.index)))
+			return { verdict: { kind: 'alreadySubmitted' }, conclusion: 'paidEarlier' };
 		// Not this node's (or not in its record): nothing this run sent moved money.
-		if (!earlierInDoubt) return { verdict: { kind: 'alreadyExists', said: judgement.said }, conclusion: 'released' };
+		if (!earlierInDoubt)
+			return { verdict: { kind: 'alreadyExists', said: judgement.said }, conclusion: 'released' };
 		const predates = entry.dashboard?.verdict === 'notFound' ? entry.dashboard.word : undefined;
-		return { verdict: { kind: 'heldByService', said: judgement.said, predates }, conclusion: 'inDoubt' };
+		return {
+			verdict: { kind: 'heldByService', said: judgement.said, predates },
+			conclusion: 'inDoubt',
+		};
 	}
 	if (judgement.kind === 'unclear') return { verdict: judgement, conclusion: 'inDoubt' };
 	// A clear refusal. Of a re-send of a row in doubt, it says nothing of the earlier request, which may have paid.
-	if (earlierInDoubt) return { verdict: { kind: 'refusedResend', refusal: judgement }, conclusion: 'inDoubt' };
+	if (earlierInDoubt)
+		return { verdict: { kind: 'refusedResend', refusal: judgement }, conclusion: 'inDoubt' };
 	return { verdict: judgement, conclusion: 'released' };
 }
 
@@ -91,12 +103,17 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
  * and within it the node remembers what each transfer came to: n8n's Retry On Fail runs the node
  * again in the same execution, and a retry branch hands its rows to a second node.
  */
-async function decideUnderEarlierClaim(run: Run, entry: Planned, tools: RowTools): Promise<Decision> {
+async function decideUnderEarlierClaim(
+	run: Run,
+	entry: Planned,
+	tools: RowTools,
+): Promise<Decision> {
 	addNote(tools.notes, entry.index, { claim: CLAIM_HELD_EARLIER });
 	const sentHere = sentInExecution(run.executionId);
 	const key = `${run.operation.value}|${String(entry.transferId)}|${fingerprintOf(run, entry)}`;
 	const earlier = sentHere.get(key);
-	if (earlier && 'paid' in earlier) return { verdict: { kind: 'alreadySubmitted', earlier: { first: earlier.paid } } };
+	if (earlier && 'paid' in earlier)
+		return { verdict: { kind: 'alreadySubmitted', earlier: { first: earlier.paid } } };
 	if (earlier) return { verdict: { kind: 'sentEarlierInExecution' } };
 	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' } };
 	const { judgement } = await sendWithRetries(run, entry, tools);
@@ -110,13 +127,18 @@ async function decideUnderEarlierClaim(run: Run, entry: Planned, tools: RowTools
  * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
  * answer is to a request sent again in this run, after one without a clear answer.
  */
-async function sendWithRetries(run: Run, entry: Planned, { redact, onSend }: RowTools): Promise<{ judgement: Judgement; resent: boolean }> {
+async function sendWithRetries(
+	run: Run,
+	entry: Planned,
+	{ redact, onSend }: RowTools,
+): Promise<{ judgement: Judgement; resent: boolean }> {
 	const { context, operation, target, options } = run;
 	for (let attempt = 0; ; attempt++) {
 		if (attempt === 0) onSend();
 		const answer = await send(context, target, entry.request);
 		const judgement = interpret(operation, answer, entry.params, redact);
-		if (!retryable(judgement, operation, run.guard) || attempt >= options.retries) return { judgement, resent: attempt > 0 };
+		if (!retryable(judgement, operation, run.guard) || attempt >= options.retries)
+			return { judgement, resent: attempt > 0 };
 		await sleep(Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** attempt));
 		// Stopped meanwhile: the row stays as its last answer left it.
 		if (cancelled(run)) return { judgement, resent: attempt > 0 };
@@ -128,27 +150,41 @@ const BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4000;
 
 /** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
-const CLAIM_HELD_EARLIER = 'held by an earlier step of this workflow: this node kept no record of it';
+const CLAIM_HELD_EARLIER =
+	'held by an earlier step of this workflow: this node kept no record of it';
 
 export const cancelled = (run: Run) => run.context.getExecutionCancelSignal?.()?.aborted === true;
 
 /** The digest of the values a row is sent with: one Transfer ID with other values is another transfer. */
-export const fingerprintOf = (run: Run, entry: Planned) => fingerprint(run.operation.value, entry.request.body ?? {});
+export const fingerprintOf = (run: Run, entry: Planned) =>
+	fingerprint(run.operation.value, entry.request.body ?? {});
 
-const addNote = (notes: Map<number, IDataObject>, index: number, note: IDataObject) => notes.set(index, { ...notes.get(index), ...note });
+const addNote = (notes: Map<number, IDataObject>, index: number, note: IDataObject) =>
+	notes.set(index, { ...notes.get(index), ...note });
 
 /** A clear answer's status and references, for a later repeat's ALREADY_SUBMITTED. */
 function referencesOf(item: IDataObject): IDataObject {
-	return Object.fromEntries(['status', 'subCode', 'referenceId', 'utr', 'acknowledged'].filter((field) => item[field] !== undefined).map((field) => [field, item[field]]));
+	return Object.fromEntries(
+		['status', 'subCode', 'referenceId', 'utr', 'acknowledged']
+			.filter((field) => item[field] !== undefined)
+			.map((field) => [field, item[field]]),
+	);
 }
 
 /** What became of a row's Settle With Dashboard Status: used, or why it was not needed. */
 function dashboardNote(entry: Planned, claim: Claim): IDataObject {
 	const word = entry.dashboard?.word;
 	if ('byDashboard' in claim && claim.byDashboard) return { dashboardStatus: word };
-	if ('contradiction' in claim && claim.contradiction) return { dashboardStatus: word, dashboardStatusNote: "contradicts the service's answer: left as it is" };
+	if ('contradiction' in claim && claim.contradiction)
+		return {
+			dashboardStatus: word,
+			dashboardStatusNote: "contradicts the service's answer: left as it is",
+		};
 	const why: Partial<Record<Claim['kind'], string>> = {
-		send: claim.kind === 'send' && claim.earlier === 'inDoubt' ? 'used to word the answer: the service refuses a repeat' : 'not needed: this node had not sent this transfer before',
+		send:
+			claim.kind === 'send' && claim.earlier === 'inDoubt'
+				? 'used to word the answer: the service refuses a repeat'
+				: 'not needed: this node had not sent this transfer before',
 		answered: "not needed: this node has the service's answer for this transfer",
 		notPaid: 'used',
 		otherValues: 'not used: this Transfer ID belongs to another transfer of this node',
@@ -160,7 +196,8 @@ function dashboardNote(entry: Planned, claim: Claim): IDataObject {
 export function dryRun(run: Run, entry: Planned): IDataObject {
 	const { record, operation, target } = run;
 	const item = dryRunItem(operation, target, entry.request);
-	if (run.guard === 'earlierStep') item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
+	if (run.guard === 'earlierStep')
+		item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
 	if (record) {
 		const known = record.knownAnswer(String(entry.transferId), fingerprintOf(run, entry));
 		item.realRun = known
@@ -173,9 +210,13 @@ export function dryRun(run: Run, entry: Planned): IDataObject {
 /** What a row's claim says of the record's room, where it is nearly full. */
 function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | undefined {
 	const size = run.record?.knownSize();
-	if (claim.unrecorded) return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this workflow.`;
+	if (claim.unrecorded)
+		return `The record of sent transfers is full: this transfer was sent without being recorded, so a repeat of it reads ALREADY_EXISTS (the service still refuses it). Start a new record for new transfers: copy this workflow.`;
 	if (size === undefined || size < NEARLY_FULL) return undefined;
-	const what = run.record?.guard === 'node' ? 'refuses new top-ups (nothing sent)' : 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
+	const what =
+		run.record?.guard === 'node'
+			? 'refuses new top-ups (nothing sent)'
+			: 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
 	return `The record of sent transfers holds ${size.toLocaleString('en-US')} marks; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;
 }
 

@@ -48,9 +48,20 @@ export function readAnswer(httpStatus: number, text: string): Answer {
 		return { kind: 'unreadable', httpStatus, text };
 	}
 	const body = parsed as IDataObject;
-	if (typeof body.status === 'string' && OUTCOME_STATUSES.includes(body.status) && body.subCode !== undefined) {
-		const data = body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as IDataObject) : undefined;
-		const envelope: Envelope = { status: body.status, subCode: String(body.subCode), message: String(body.message ?? '') };
+	if (
+		typeof body.status === 'string' &&
+		OUTCOME_STATUSES.includes(body.status) &&
+		body.subCode !== undefined
+	) {
+		const data =
+			body.data !== null && typeof body.data === 'object' && !Array.isArray(body.data)
+				? (body.data as IDataObject)
+				: undefined;
+		const envelope: Envelope = {
+			status: body.status,
+			subCode: String(body.subCode),
+			message: String(body.message ?? ''),
+		};
 		if (data) envelope.data = data;
 		return { kind: 'envelope', httpStatus, envelope };
 	}
@@ -69,10 +80,20 @@ export function excerpt(text: string): string {
  * error itself (n8n wraps axios's) carries the request, headers included, and is never passed on.
  */
 export function noAnswer(error: unknown): Answer {
-	const { code: ownCode, httpCode, message = '' } = (error ?? {}) as { code?: string; httpCode?: string; message?: string };
+	const {
+		code: ownCode,
+		httpCode,
+		message = '',
+	} = (error ?? {}) as { code?: string; httpCode?: string; message?: string };
 	const code = ownCode ?? httpCode ?? undefined;
 	// A timeout that fires while the body is still arriving aborts the stream.
-	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout|timed out|aborted/i.test(message);
-	if (code && code in NEVER_CONNECTED) return { kind: 'noAnswer', reason: NEVER_CONNECTED[code], reachedService: false };
-	return { kind: 'noAnswer', reason: timedOut ? 'the request timed out' : 'the connection was dropped before an answer came', reachedService: true };
+	const timedOut =
+		code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout|timed out|aborted/i.test(message);
+	if (code && code in NEVER_CONNECTED)
+		return { kind: 'noAnswer', reason: NEVER_CONNECTED[code], reachedService: false };
+	return {
+		kind: 'noAnswer',
+		reason: timedOut ? 'the request timed out' : 'the connection was dropped before an answer came',
+		reachedService: true,
+	};
 }

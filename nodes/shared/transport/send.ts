@@ -1,4 +1,9 @@
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestOptions, IPollFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IPollFunctions,
+} from 'n8n-workflow';
 
 import { noAnswer, readAnswer } from './answer';
 import type { Answer } from './answer';
@@ -11,7 +16,11 @@ import type { ApiRequest } from '../types';
  * `authenticate` block adds the bearer token) and hands back the answer as read by answer.ts.
  */
 
-export async function send(context: IExecuteFunctions | IPollFunctions, target: SendTarget, request: ApiRequest): Promise<Answer> {
+export async function send(
+	context: IExecuteFunctions | IPollFunctions,
+	target: SendTarget,
+	request: ApiRequest,
+): Promise<Answer> {
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		baseURL: target.baseUrl,
@@ -27,15 +36,27 @@ export async function send(context: IExecuteFunctions | IPollFunctions, target: 
 		timeout: target.timeoutMs,
 	};
 	try {
-		const response = (target.authenticated
-			? await context.helpers.httpRequestWithAuthentication.call(
-					context as IExecuteFunctions,
-					CREDENTIAL_TYPE,
-					options,
-					target.credentials ? { credentialsDecrypted: { id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data: target.credentials as unknown as ICredentialDataDecryptedObject } } : undefined,
-				)
-			: await context.helpers.httpRequest(options)) as { statusCode: number; body: unknown };
-		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		const response = (
+			target.authenticated
+				? await context.helpers.httpRequestWithAuthentication.call(
+						context as IExecuteFunctions,
+						CREDENTIAL_TYPE,
+						options,
+						target.credentials
+							? {
+									credentialsDecrypted: {
+										id: '',
+										name: CREDENTIAL_TYPE,
+										type: CREDENTIAL_TYPE,
+										data: target.credentials as unknown as ICredentialDataDecryptedObject,
+									},
+								}
+							: undefined,
+					)
+				: await context.helpers.httpRequest(options)
+		) as { statusCode: number; body: unknown };
+		const text =
+			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		return readAnswer(response.statusCode, text);
 	} catch (error) {
 		return noAnswer(error);

@@ -31,7 +31,9 @@ class StoreProbe {
 				await this.helpers.removeProcessed(values, 'node', options);
 				output.push({ json: { kind } });
 			} else {
-				output.push({ json: { kind, count: await this.helpers.getProcessedDataCount('node', options) } });
+				output.push({
+					json: { kind, count: await this.helpers.getProcessedDataCount('node', options) },
+				});
 			}
 		}
 		return [output];
