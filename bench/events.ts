@@ -307,9 +307,15 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 		}
 	};
 	await Promise.all(Array.from({ length: inFlight }, lane));
+	// A failed execution is a figure of the row (the sender's answer), not the end of the bench: the
+	// ledger check after each stream still stops it on an event paid twice or not at all.
+	for (const failure of failures) {
+		const status = failure.slice(0, failure.indexOf(' ', 5));
+		statuses[status] = (statuses[status] ?? 0) + 1;
+	}
 	if (failures.length)
-		throw new Error(
-			`${failures.length} of ${ids.length} events failed at ${url}, e.g. ${failures[0]}`,
+		console.error(
+			`    ${failures.length} of ${ids.length} events failed at ${url}, e.g. ${failures[0]}`,
 		);
 	const seconds = (Date.now() - started) / 1000;
 	waits.sort((a, b) => a - b);
