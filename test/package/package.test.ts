@@ -29,6 +29,11 @@ test("n8n's own lint passes: `n8n-node lint` (strict: the template's eslint.conf
 	expect(stdout.trim()).toBe('');
 });
 
+test("the code is formatted as prettier formats it (`npm run format`; the settings of n8n's node starter)", async () => {
+	// Exits non-zero and names each file that prettier would change.
+	await run('npx', ['prettier', '--check', '.'], { cwd: root, env });
+});
+
 test("n8n's community package scanner passes the sources and the packed tarball", async () => {
 	// It builds dist/ and packs it: never while an end-to-end suite packs (npm test runs suites side by side).
 	const { stdout } = await withBuildLock(() =>
