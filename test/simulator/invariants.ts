@@ -187,7 +187,7 @@ export function check(world: World): Violation[] {
 						violations.push({
 							invariant: claimedAtCrash
 								? 'claimedAtCrash'
-								: staleWriteLost(world, transferId, execution.startedAt)
+								: staleWriteLost(world, transferId, execution.endedAt ?? execution.startedAt)
 									? 'acrossProcesses'
 									: 'doubtOnlyWithCause',
 							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read UNKNOWN: ${outcome.message ?? ''}; its requests: ${attemptsOf(world, transferId)}`,
@@ -217,8 +217,8 @@ function payoutOf(body: Record<string, unknown>): string {
  * Queue mode: n8n's store has no lock, so another worker's call that read the row before a write
  * of this Transfer ID's marks and wrote the row back after it undid that write (the writer makes
  * its state again a settling window later, record/journal.ts, but a later stale write can undo that
- * too). Named exception `acrossProcesses`: the last write of the Transfer ID's marks before the run
- * was overlapped so by another process's call.
+ * too). Named exception `acrossProcesses`: a write of the Transfer ID's marks before the run ended
+ * (before it or while it ran: "at the same moment") was overlapped so by another process's call.
  */
 function staleWriteLost(world: World, transferId: string, before: number): boolean {
 	if (world.processCount < 2) return false;
@@ -295,20 +295,25 @@ function sentOnTwoWorkers(world: World, transferId: string): boolean {
 	);
 }
 
-/** Queue mode: another worker ran the same payout at the same time (its lookup records "no clear answer" for a moment). */
+/** Queue mode: two workers ran the same payout at the same time, in this execution or an earlier one (a lookup records "no clear answer" for a moment; a claim given back forgets the marks the other wrote). */
 function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: string): boolean {
+	if (world.processCount < 2) return false;
 	const name = (process: string) => process.split('#')[0];
-	return (
-		world.processCount > 1 &&
-		world.executions.some(
+	// This execution, or any before it: what two workers did with one row at once (claims, looks,
+	// claims given back) stays in the record after they end.
+	const involved = world.executions.filter(
+		(other) =>
+			!other.dryRun &&
+			other.rows.some((row) => row.payout === payout) &&
+			other.startedAt <= (execution.endedAt ?? Infinity),
+	);
+	return involved.some((one) =>
+		involved.some(
 			(other) =>
-				other !== execution &&
-				!other.dryRun &&
-				name(other.process) !== name(execution.process) &&
-				other.rows.some((row) => row.payout === payout) &&
-				other.startedAt <= (execution.endedAt ?? Infinity) &&
-				(other.endedAt ?? Infinity) >= execution.startedAt,
-		)
+				name(other.process) !== name(one.process) &&
+				other.startedAt <= (one.endedAt ?? Infinity) &&
+				(other.endedAt ?? Infinity) >= one.startedAt,
+		),
 	);
 }
 
@@ -386,7 +391,7 @@ function paidStaysPaid(
 			);
 			const id = outcome.transferId ?? outcome.row.key;
 			const elsewhere =
-				staleWriteLost(world, id, execution.startedAt) ||
+				staleWriteLost(world, id, execution.endedAt ?? execution.startedAt) ||
 				lookedUpElsewhere(world, execution, outcome.row.payout) ||
 				writerDiedSettling(world, id) ||
 				sentOnTwoWorkers(world, id);

@@ -388,7 +388,7 @@ export class World {
 		const run = await running.done;
 		record.endedAt = this.clock.now;
 		this.readOutcomes(record, claimed, run);
-		this.writeClaims(record);
+		this.writeClaims(record, run.data.resultData.error !== undefined);
 		const error = run.data.resultData.error as
 			| {
 					message?: string;
@@ -558,8 +558,10 @@ export class World {
 	}
 
 	/** The template's Write the Outcome: an answer's status into its claim; a clear ERROR gives the claim back. */
-	private writeClaims(record: ExecutionRecord) {
-		if (!this.claimHeld() || record.dryRun) return;
+	private writeClaims(record: ExecutionRecord, failed: boolean) {
+		// An execution that stopped with an error never reaches the template's Write the Outcome: its
+		// claims keep no outcome (later deliveries read them as in doubt).
+		if (!this.claimHeld() || record.dryRun || failed) return;
 		for (const row of record.rows) {
 			const claim = this.claims.get(row.key);
 			if (claim?.by !== record.id) continue;

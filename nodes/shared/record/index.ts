@@ -84,7 +84,10 @@ const KEPT: Record<
 	}),
 	// Asking recorded "no clear answer": forgotten again.
 	paidEarlier: (row) => ({ forget: [row.open], again: [['forget', [row.open]]] }),
-	inDoubt: (row) => ({ forget: [], again: [['record', [row.sentMark, row.open]]] }),
+	// In doubt: not made again. Another worker's paid answer may have cleared it since, and doubt
+	// made again over a paid answer would read UNKNOWN for ever; a doubt a stale write lost costs a
+	// send the service refuses as a repeat.
+	inDoubt: () => ({ forget: [], again: [] }),
 	released: (row) => ({ forget: row.claimed, again: [] }),
 	notSent: (row) => ({ forget: row.claimed, again: [] }),
 };
