@@ -37,10 +37,13 @@ const RECOUNT_EVERY = 200;
 /** Near the room, the size is read before every call that records. */
 const NEAR = 1_000;
 /**
- * A state is made again this many times the slowest recent call later, and once more four times
- * that (queue mode): by then another process's call that overlapped the write has ended.
+ * A state is made again this many times the slowest recent call later (queue mode): by then
+ * another process's call that overlapped the write has ended.
  */
 const SETTLING_PER_CALL = 5;
+/** How often a state is made again, and how much twice as far apart each time (settling × 1, 2, 4 … 64). */
+const AGAIN_TIMES = 7;
+const AGAIN_SPACING = 2;
 const MIN_SETTLING_MS = 250;
 const CALLS_TIMED = 100;
 const RETRY_AFTER_MS = 50;
@@ -315,12 +318,18 @@ export class Journal {
 				if (known && --known.waiting <= 0) this.lastWrite.delete(mark);
 			}
 		};
-		// The second time, in case a stale write overlapped the first again.
-		void sleep(settling)
-			.then(once)
-			.then(async () => await sleep(3 * settling))
-			.then(once)
-			.finally(done);
+		// Again and again, further apart each time: while other processes write the row back to back,
+		// any one write may be lost; the later ones land once their calls have quietened.
+		const schedule = async () => {
+			let waited = 0;
+			for (let time = 0; time < AGAIN_TIMES; time++) {
+				const wait = settling * AGAIN_SPACING ** time;
+				await sleep(wait - waited);
+				waited = wait;
+				await once();
+			}
+		};
+		void schedule().finally(done);
 	}
 
 	/**
