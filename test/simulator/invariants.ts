@@ -254,8 +254,8 @@ function overlappedWrites(world: World): World['calls'] {
 
 /**
  * Queue mode: a process that wrote the Transfer ID's state died before it made that state again
- * (record/journal.ts: five times its slowest recent call, at least 0.25 s, and again four times
- * that: about a second and a half at the simulator's slowest calls).
+ * (record/journal.ts: first five times its slowest recent call, at least 0.25 s, then twice as far
+ * apart each time: the first two within about a second and a half at the simulator's slowest calls).
  */
 const WRITER_SETTLING_MS = 1_500;
 function writerDiedSettling(world: World, transferId: string): boolean {
@@ -279,7 +279,7 @@ function writerDiedSettling(world: World, transferId: string): boolean {
 	});
 }
 
-/** Queue mode: two workers sent the same transfer at once, one without a clear answer; its "no clear answer", made again, outweighs the other's paid answer. */
+/** Queue mode: two workers sent the same transfer at once, one without a clear answer; its "no clear answer", written after the other's paid answer, outweighs it. */
 function sentOnTwoWorkers(world: World, transferId: string): boolean {
 	const name = (process: string) => process.split('#')[0];
 	const mine = world.attempts.filter((attempt) => attempt.transferId === transferId);
