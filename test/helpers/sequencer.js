@@ -7,8 +7,8 @@
  * first, so that no worker sits waiting for the install while others have work.
  *
  * A suite's length is its duration in jest's cache of the last run, else the figure below
- * (measured on 2 cores, warm, two suites at a time, 2026-11-25 evening; the paths and chaos suites,
- * alone on a machine busy with other work, 2026-11-28), else a guess from its size.
+ * (jest's durations in a cold run on a fresh clone, 2 cores, two suites at a time, the other core
+ * busy: docs/testing.md), else a guess from its size.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,22 +18,24 @@ const n8n = require('../../harness');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {
-	'test/e2e/queueClaims.test.ts': 720,
-	'test/e2e/queue.test.ts': 357,
-	'test/e2e/exactlyOnce.test.ts': 150,
-	'test/e2e/chaosTopUps.test.ts': 112,
-	'test/e2e/paths.test.ts': 80,
-	'test/browser/editor.test.ts': 151,
-	'test/e2e/scale.test.ts': 60,
-	'test/e2e/examplesPublished.test.ts': 115,
-	'test/e2e/incidentLoop.test.ts': 66,
-	'test/e2e/install.test.ts': 32,
-	'test/e2e/settle.test.ts': 36,
-	'test/e2e/incidentTimezone.test.ts': 24,
-	'test/package/package.test.ts': 24,
-	'test/e2e/examples.test.ts': 23,
-	'test/engine/fuzz.test.ts': 8,
-	'test/engine/record.test.ts': 7,
+	'test/e2e/queueClaims.test.ts': 398,
+	'test/e2e/queue.test.ts': 392,
+	'test/browser/editor.test.ts': 275,
+	'test/e2e/exactlyOnce.test.ts': 135,
+	'test/e2e/chaosTopUps.test.ts': 124,
+	'test/e2e/examplesPublished.test.ts': 117,
+	'test/e2e/paths.test.ts': 86,
+	'test/package/package.test.ts': 85,
+	'test/e2e/incidentLoop.test.ts': 83,
+	'test/e2e/scale.test.ts': 82,
+	'test/simulator/reports.test.ts': 72,
+	'test/simulator/simulator.test.ts': 70,
+	'test/e2e/incidentTimezone.test.ts': 60,
+	'test/e2e/examples.test.ts': 54,
+	'test/e2e/settle.test.ts': 39,
+	'test/e2e/install.test.ts': 35,
+	'test/engine/settle.test.ts': 33,
+	'test/engine/fuzz.test.ts': 22,
 };
 const ROOT = path.join(__dirname, '..', '..');
 /** The suites that run real n8n: everything under test/e2e and test/browser. */
