@@ -561,6 +561,20 @@ describe('each operation: the limits of the interface document, at the limit and
 			[['beneId', 'may contain only letters and digits']],
 		],
 		['standardTransfer', 'no beneficiary ID', { beneId: ' ' }, [['beneId', 'is required']]],
+		// Sent in the path: '..' would ask another address of the service (found by the engine's fuzz).
+		[
+			'getBeneficiary',
+			"beneficiary ID '..'",
+			{ beneId: '..' },
+			[['beneId', "may not be '.' or '..'"]],
+		],
+		[
+			'getBeneficiary',
+			"beneficiary ID '.'",
+			{ beneId: '.' },
+			[['beneId', "may not be '.' or '..'"]],
+		],
+		['getBeneficiary', "beneficiary ID '...'", { beneId: '...' }, []],
 		[
 			'standardTransfer',
 			'an unknown transfer mode',

@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 
-import { itemSchema, text } from '../../shared/input/rules';
+import { fields, itemSchema, text } from '../../shared/input/rules';
 import { simplified, simplifyProperties, simplifyRule } from '../../shared/output/simplify';
 import type { PayoutOperation } from '../../shared/types';
 import { endpoints } from '../../shared/transport/endpoints';
 
-const schema = itemSchema({ beneId: text({ required: true }), simplify: simplifyRule });
+const schema = itemSchema({
+	beneId: text({ required: true, ...fields.pathSegment }),
+	simplify: simplifyRule,
+});
 
 /** What a payout needs to know about a beneficiary; the postal address is left out. */
 const SIMPLIFIED = [

@@ -159,6 +159,8 @@ export const fields = {
 		rule: 'may contain only letters, digits, hyphen and underscore',
 	},
 	alphanumeric: { pattern: LETTERS_DIGITS, rule: 'may contain only letters and digits' },
+	/** A value sent as a segment of the path: "." or ".." would name another address of the service. */
+	pathSegment: { pattern: /^(?!\.{1,2}$)/s, rule: "may not be '.' or '..'" },
 	remarks: {
 		max: 70,
 		pattern: /^[A-Za-z0-9 \t]*$/,
