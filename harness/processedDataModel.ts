@@ -91,6 +91,9 @@ export interface StoreCall {
 	startedAt?: number;
 	readAt?: number;
 	wroteAt?: number;
+	/** The order of the read and the write among every step of the store (two steps may share a millisecond). */
+	readOrder?: number;
+	wroteOrder?: number;
 	/** What the call found: the values it reported processed (check), or the row's size (count). */
 	processed?: string[];
 	count?: number;
@@ -119,6 +122,8 @@ export class DuplicateRowError extends Error {
 
 export class ProcessedDataModel implements IDataDeduplicator {
 	private readonly rows = new Map<string, Stored>();
+	/** Store steps so far: each read and write takes the next number. */
+	private steps = 0;
 	/** Every call, in the order made. */
 	readonly calls: StoreCall[] = [];
 	/** When set, every call fails (n8n's database unreachable). */
@@ -281,6 +286,7 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	private async findOne(call: StoreCall): Promise<Read> {
 		await this.pace('findOne', call);
 		call.readAt = this.now();
+		call.readOrder = ++this.steps;
 		const row = this.rows.get(call.row);
 		if (!row) return undefined;
 		const reader = row.readers.get(row.version) ?? { count: 0 };
@@ -319,6 +325,7 @@ export class ProcessedDataModel implements IDataDeduplicator {
 	) {
 		await this.pace(step, call);
 		call.wroteAt = this.now();
+		call.wroteOrder = ++this.steps;
 		if (step === 'insert') {
 			if (this.rows.has(call.row)) throw new DuplicateRowError(call.row);
 			const data = change([], new Counts());

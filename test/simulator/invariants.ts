@@ -240,11 +240,14 @@ function overlappedWrites(world: World): World['calls'] {
 			(call) => call.kind !== 'count' && call.readAt !== undefined && call.wroteAt !== undefined,
 		)
 		.sort((a, b) => (a.readAt as number) - (b.readAt as number));
+	// By the store's order of steps, not their millisecond: two steps may share one.
+	const readOf = (call: World['calls'][number]) => call.readOrder ?? (call.readAt as number);
+	const wroteOf = (call: World['calls'][number]) => call.wroteOrder ?? (call.wroteAt as number);
 	const found = writes.filter((write) =>
 		writes.some(
 			(other) =>
-				(other.readAt as number) <= (write.wroteAt as number) &&
-				(other.wroteAt as number) > (write.wroteAt as number) &&
+				readOf(other) < wroteOf(write) &&
+				wroteOf(other) > wroteOf(write) &&
 				name(other.by) !== name(write.by),
 		),
 	);
