@@ -34,7 +34,7 @@ export interface NodeSetup {
  * Options whose use a type does not tell: `perRun` ones the user turns on for one run (Dry Run),
  * `mapped` ones the user maps to a column of the rows (Settle With Dashboard Status).
  */
-const ROLES: Record<string, 'perRun' | 'mapped' | 'never'> = {
+export const ROLES: Record<string, 'perRun' | 'mapped' | 'never'> = {
 	dryRun: 'perRun',
 	dashboardStatus: 'mapped',
 	// The node refuses to run as an AI agent's tool unless allowed; the simulator never runs it as one.
