@@ -299,8 +299,10 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 			const text = await response.text();
 			waits.push(Date.now() - sent);
 			byOrder[index] = Date.now() - sent;
-			if (!response.ok) failures.push(`HTTP ${response.status} ${text.slice(0, 200)}`);
-			else {
+			if (!response.ok) {
+				statuses[`HTTP ${response.status}`] = (statuses[`HTTP ${response.status}`] ?? 0) + 1;
+				failures.push(`HTTP ${response.status} ${text.slice(0, 200)}`);
+			} else {
 				const status = String((JSON.parse(text) as Json).status ?? 'answered');
 				statuses[status] = (statuses[status] ?? 0) + 1;
 			}
@@ -309,10 +311,6 @@ async function stream(url: string, kind: 'standard' | 'internal', ids: string[],
 	await Promise.all(Array.from({ length: inFlight }, lane));
 	// A failed execution is a figure of the row (the sender's answer), not the end of the bench: the
 	// ledger check after each stream still stops it on an event paid twice or not at all.
-	for (const failure of failures) {
-		const status = failure.slice(0, failure.indexOf(' ', 5));
-		statuses[status] = (statuses[status] ?? 0) + 1;
-	}
 	if (failures.length)
 		console.error(
 			`    ${failures.length} of ${ids.length} events failed at ${url}, e.g. ${failures[0]}`,
