@@ -239,7 +239,9 @@ export class TransferRecord {
 			await sleep(Math.round(LOOK_AGAIN_MS * (1 + 2 * Math.random())));
 			try {
 				const { seen } = await this.journal.record([row.sentMark, row.open]);
-				if (!seen.has(row.open)) return true;
+				// Paid: the claim is there and its "no clear answer" gone. Both gone is not paid:
+				// another worker's released claim of the same transfer took them (asking made them again).
+				if (seen.has(row.sentMark) && !seen.has(row.open)) return true;
 			} catch {
 				return false;
 			}
