@@ -2,7 +2,8 @@
  * Reported holes as scripted schedules of the simulator: what the user and n8n do is fixed, the
  * timing of every database step, request and answer comes from the seed, and the user acts on the
  * node's words as user.ts does (literally). Reports 38.1 to 38.7 (an outside review's findings 1 to 7),
- * each broke a promise on 65f3c3a (`npm run simulate -- --report 38.N --code 65f3c3a`);
+ * each broke a promise on 65f3c3a (`npm run simulate -- --report 38.N --code 65f3c3a`); 38.8, found
+ * by a long run, broke one on 64757c3;
  * the others are earlier reports kept as scripts, and the reach at the size users run.
  * `npm test` runs each with many seeds (reports.test.ts).
  */
@@ -292,6 +293,31 @@ export const reports: Record<string, Report> = {
 					void user;
 				},
 				{ payouts: 4, timing: { ...fast, bank: () => ({ afterMs: 2000, pays: false }) } },
+			),
+	},
+	'38.8': {
+		title:
+			'Claim Held by an Earlier Step with Retry On Fail: a row sent in the first try without an answer read "not sent" when the second try stopped sending before it (found by a long run)',
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow(
+					'internalTransfer',
+					'transferId',
+					{ claimHeldEarlier: true },
+					{ retryOnFail: true, maxTries: 2, onError: 'stopWorkflow' },
+				),
+				async (world, _user, rows) => {
+					// The first row refused in each try, the second time for a reason that stops the batch;
+					// the second row's request in the first try arrives after the node gave up on it.
+					let tries = 0;
+					world.verdictOf = ({ transferId }) =>
+						transferId === 'k1' ? (tries++ === 0 ? 'refuse' : 'refuseAccount') : undefined;
+					world.faultOf = ({ transferId, execution }) =>
+						transferId === 'k2' && execution === 'e1' ? 'slow' : undefined;
+					world.execute('p1', rows);
+				},
+				{ payouts: 2 },
 			),
 	},
 	reach: {

@@ -38,8 +38,9 @@ export async function sendItems(
 	let noAnswerInARow = 0;
 	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
 		let outcome: Outcome;
-		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
-		if (run.stopped && !run.record)
+		// The run sends nothing more; where a record (or, under an earlier step's claim, this
+		// execution's earlier tries) holds the rows, each still reads what it holds (paid, in doubt).
+		if (run.stopped && !run.record && run.guard !== 'earlierStep')
 			outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
 		else if (cancelled(run)) outcome = say(entry, { kind: 'stoppedBeforeSending' }, run);
 		else {

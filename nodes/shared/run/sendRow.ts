@@ -115,6 +115,7 @@ async function decideUnderEarlierClaim(
 	if (earlier && 'paid' in earlier)
 		return { verdict: { kind: 'alreadySubmitted', earlier: { first: earlier.paid } } };
 	if (earlier) return { verdict: { kind: 'sentEarlierInExecution' } };
+	if (run.stopped) return { verdict: { kind: 'notSentAfter', stopped: run.stopped } };
 	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' } };
 	const { judgement } = await sendWithRetries(run, entry, tools);
 	if (judgement.kind === 'paid') sentHere.set(key, { paid: referencesOf(judgement.items[0]) });
