@@ -19,7 +19,9 @@ import { sleep } from 'n8n-workflow';
  * Across n8n processes (queue-mode workers) the store has no lock: a call that read the row before
  * another process wrote it, and writes after, puts back what it read. Where the service guards,
  * the record makes a transfer's state again a settling window later (`again`), which puts back
- * what such a stale write lost.
+ * what such a stale write lost. Only where another process writes the row: the journal knows the
+ * size its own calls leave, and a count that differs shows another writer (for good). Alone, a
+ * state made again costs a whole-row write and, for a forget, a scan of the row per mark in n8n.
  */
 
 /** n8n's limit for the row, which the journal never lets it reach. */
@@ -46,6 +48,10 @@ const AGAIN_TIMES = 7;
 const AGAIN_SPACING = 2;
 const MIN_SETTLING_MS = 250;
 const CALLS_TIMED = 100;
+/** Counts asked for by states waiting to be made again go at most this often (a count reads the whole row). */
+const COUNT_SPACING_MS = 250;
+/** How many marks the journal remembers the presence of (what a forget removes), newest kept. */
+const MARKS_DECIDED = 2 * ROOM;
 const RETRY_AFTER_MS = 50;
 
 /** What one call found: which of the asked marks were there before it (or asked earlier in it), and the row's size after. */
@@ -69,7 +75,9 @@ type Request =
 			resolve(result: Recorded): void;
 			reject(error: unknown): void;
 	  }
-	| { kind: 'forget'; marks: string[]; resolve(): void; reject(error: unknown): void };
+	| { kind: 'forget'; marks: string[]; resolve(): void; reject(error: unknown): void }
+	/** A count of the row, for a state waiting to be made again: has another process written it? */
+	| { kind: 'count'; marks: []; resolve(): void; reject(error: unknown): void };
 
 type Helpers = IExecuteFunctions['helpers'];
 
@@ -87,6 +95,15 @@ export class Journal {
 	private readonly timings: number[] = [];
 	/** Store calls and their time, for n8n's debug log. */
 	readonly stats = { calls: 0, ms: 0 };
+	/** Another process writes this row: a count was not what this process's own calls left. */
+	private othersWrite = false;
+	/** The row's size as this process's own calls left it since the last count (undefined: a call it cannot account for). */
+	private ownSize?: number;
+	/** Marks whose presence this process's calls decided (true: in the row), for what a forget removes. */
+	private readonly decided = new Map<string, boolean>();
+	/** When the last count started, and the last one that could not be compared with `ownSize`. */
+	private countedAt = 0;
+	private uncomparedAt = 0;
 
 	private constructor(
 		private helpers: Helpers,
@@ -138,8 +155,8 @@ export class Journal {
 
 	private enqueue(request: Request) {
 		this.queue.push(request);
-		if (request.kind === 'record') this.wake();
-		else this.forgetsSince ??= Date.now();
+		if (request.kind === 'forget') this.forgetsSince ??= Date.now();
+		else this.wake();
 		void this.pump();
 	}
 
@@ -155,12 +172,17 @@ export class Journal {
 		try {
 			while (this.queue.length > 0) {
 				const kind = this.nextKind();
-				const lingered = Date.now() - (this.forgetsSince ?? Date.now());
-				if (kind === 'forget' && lingered < FORGET_LINGER_MS) {
-					await Promise.race([
-						sleep(FORGET_LINGER_MS - lingered),
-						new Promise<void>((resolve) => (this.wake = resolve)),
-					]);
+				const waits = {
+					forget: FORGET_LINGER_MS - (Date.now() - (this.forgetsSince ?? Date.now())),
+					count: COUNT_SPACING_MS - (Date.now() - this.countedAt),
+					record: 0,
+				}[kind];
+				if (waits > 0) {
+					await Promise.race([sleep(waits), new Promise<void>((resolve) => (this.wake = resolve))]);
+					continue;
+				}
+				if (kind === 'count') {
+					await this.countedSize([], this.takeCounts());
 					continue;
 				}
 				const batch: Request[] = [];
@@ -181,19 +203,38 @@ export class Journal {
 						: undefined;
 				await (kind === 'forget'
 					? this.forgetCall(batch as Array<Extract<Request, { kind: 'forget' }>>)
-					: this.recordCall(batch as Array<Extract<Request, { kind: 'record' }>>));
+					: this.recordCall(
+							batch as Array<Extract<Request, { kind: 'record' }>>,
+							Date.now() - this.countedAt >= COUNT_SPACING_MS ? this.takeCounts() : [],
+						));
 			}
 		} finally {
 			this.running = false;
 		}
 	}
 
-	/** Forgets that waited long enough go next, unless each is behind a claim of one of its marks. */
+	/**
+	 * Forgets that waited long enough go next, unless each is behind a claim of one of its marks;
+	 * then claims (a count waiting goes with them); a count alone once no claim waits.
+	 */
 	private nextKind(): Request['kind'] {
 		const lingered =
 			this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
 		if (lingered && this.canGoFirst('forget')) return 'forget';
-		return this.canGoFirst('record') ? 'record' : 'forget';
+		if (this.canGoFirst('record')) return 'record';
+		return this.queue.some((request) => request.kind === 'count') ? 'count' : 'forget';
+	}
+
+	/** The counts waiting, taken out of the queue: the next count answers them all. */
+	private takeCounts(): Array<Extract<Request, { kind: 'count' }>> {
+		const counts = this.queue.filter((request) => request.kind === 'count');
+		if (counts.length > 0)
+			this.queue.splice(
+				0,
+				this.queue.length,
+				...this.queue.filter((request) => request.kind !== 'count'),
+			);
+		return counts as Array<Extract<Request, { kind: 'count' }>>;
 	}
 
 	private canGoFirst(kind: Request['kind']): boolean {
@@ -215,14 +256,18 @@ export class Journal {
 			else request.resolve();
 		}
 		if ('failure' in forgotten) return;
+		this.accountForget(unique);
 		// The size is not lowered: a mark asked to be forgotten may be gone already (forgotten twice,
 		// or by another process), and a size known too low lets a call past the room. Kept high, it
 		// is counted again (exactly) before every call near the room.
 		this.wrote(unique);
 	}
 
-	private async recordCall(batch: Array<Extract<Request, { kind: 'record' }>>) {
-		let size = await this.countedSize(batch);
+	private async recordCall(
+		batch: Array<Extract<Request, { kind: 'record' }>>,
+		counts: Array<Extract<Request, { kind: 'count' }>>,
+	) {
+		let size = await this.countedSize(batch, counts);
 		// Each request in turn, while the row has room for it (its marks may all be new).
 		const admitted: typeof batch = [];
 		for (const request of batch) {
@@ -244,6 +289,8 @@ export class Journal {
 		}
 		const before = new Set(recorded.value.processed.map(String));
 		if (this.size !== undefined) this.size += unique.length - before.size;
+		if (this.ownSize !== undefined) this.ownSize += unique.length - before.size;
+		for (const mark of unique) this.decide(mark, true);
 		// Two requests in one call asking the same mark: the first finds it new, the next one not.
 		const askedEarlier = new Set<string>();
 		for (const request of admitted) {
@@ -258,24 +305,74 @@ export class Journal {
 
 	/**
 	 * The row's size before a call that records: read (without writing) at first, every
-	 * RECOUNT_EVERY calls (other processes write it too), and before every call near the room.
+	 * RECOUNT_EVERY calls (other processes write it too), before every call near the room, and
+	 * where `counts` wait for it.
 	 */
 	private async countedSize(
 		batch: Array<Extract<Request, { kind: 'record' }>>,
+		counts: Array<Extract<Request, { kind: 'count' }>>,
 	): Promise<number | undefined> {
 		const near =
 			this.size !== undefined &&
+			batch.length > 0 &&
 			this.size + batch.reduce((total, request) => total + request.marks.length, 0) >
 				Math.min(...batch.map((request) => request.limit)) - NEAR;
-		if (this.size === undefined || near || ++this.callsSinceCount >= RECOUNT_EVERY) {
+		if (
+			this.size === undefined ||
+			near ||
+			counts.length > 0 ||
+			++this.callsSinceCount >= RECOUNT_EVERY
+		) {
+			const started = Date.now();
 			const counted = await this.call(
 				async () => await this.helpers.getProcessedDataCount(this.scope, OPTIONS),
 			);
 			// A store that cannot count is not a reason to send nothing: the size is then unknown.
 			this.size = 'failure' in counted ? undefined : counted.value;
+			if (!('failure' in counted)) this.compare(counted.value, started);
 			this.callsSinceCount = 0;
 		}
+		for (const count of counts) count.resolve();
 		return this.size;
+	}
+
+	/** A count of the row against the size this process's own calls left: another writer, if they differ. */
+	private compare(counted: number, started: number) {
+		if (this.ownSize === undefined) this.uncomparedAt = started;
+		else if (counted !== this.ownSize) this.othersWrite = true;
+		this.ownSize = counted;
+		this.countedAt = started;
+	}
+
+	/** What this process's forget removed from the row: the marks its own calls left there. */
+	private accountForget(unique: string[]) {
+		for (const mark of unique) {
+			const present = this.decided.get(mark);
+			if (present === undefined) this.ownSize = undefined;
+			else if (present && this.ownSize !== undefined) this.ownSize--;
+			this.decide(mark, false);
+		}
+	}
+
+	private decide(mark: string, present: boolean) {
+		this.decided.delete(mark);
+		this.decided.set(mark, present);
+		if (this.decided.size > MARKS_DECIDED)
+			this.decided.delete(this.decided.keys().next().value as string);
+	}
+
+	/**
+	 * Whether a write this process made at `writtenAt` needs no making again at `due`: no other
+	 * process has written the row, by a count since `due` that this process's own calls explain
+	 * back to before the write.
+	 */
+	private async writesAlone(writtenAt: number, due: number): Promise<boolean> {
+		if (this.othersWrite) return false;
+		if (this.countedAt < due)
+			await new Promise<void>((resolve) =>
+				this.enqueue({ kind: 'count', marks: [], resolve, reject: resolve }),
+			);
+		return !this.othersWrite && this.countedAt >= due && this.uncomparedAt < writtenAt;
 	}
 
 	/** For marks waiting to be written again: their last write by this process, by call (a write made again must still be the last). */
@@ -304,9 +401,10 @@ export class Journal {
 		}
 		const asOf = new Map(written.map((mark) => [mark, this.lastWrite.get(mark)?.call]));
 		const settling = Math.max(MIN_SETTLING_MS, SETTLING_PER_CALL * Math.max(0, ...this.timings));
+		const writtenAt = Date.now();
 		const once = async () => {
 			const still = written.filter((mark) => this.lastWrite.get(mark)?.call === asOf.get(mark));
-			if (still.length === 0) return;
+			if (still.length === 0 || (await this.writesAlone(writtenAt, Date.now()))) return;
 			await (
 				kind === 'record' ? this.record(still).then(() => undefined) : this.forget(still)
 			).catch(() => undefined);
@@ -350,6 +448,8 @@ export class Journal {
 				this.stats.ms += this.lastMs;
 				return { value };
 			} catch (failure) {
+				// A failed call may have written: the size its own calls left is not known until counted.
+				this.ownSize = undefined;
 				if (attempt >= 2) return { failure };
 				await sleep(RETRY_AFTER_MS);
 			}
