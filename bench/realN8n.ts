@@ -6,7 +6,8 @@
  * - n8n's HTTP Request node sending the same 2,000 standard transfers (URL, bearer header, JSON
  *   body from the row), kept near 20 in flight (Batching: 20 items, a pause of L) and unbounded;
  * - the payouts node at Concurrency 20, the first 2,000 and the next 2,000 through the same node;
- * - SQLite only: a batch of 50,000, its first and last 1,000 rows timed at the sandbox;
+ * - SQLite only: a batch of 50,000 through each (the HTTP Request node first, as the baseline of
+ *   how n8n itself slows over it), its first and last rows timed at the sandbox;
  * - n8n's REST API polled every 250 ms throughout (its worst answer, and when), and n8n's peak RSS.
  * Times are the node's own execution time as n8n saved it (the row generator excluded).
  */
@@ -325,24 +326,30 @@ async function measure(
 		});
 	next.laterOverFirst = next.seconds / first.seconds;
 	if (big > 0) {
-		await fetch(`${sandboxUrl}/__sandbox/requests`, { method: 'DELETE' });
-		const large = add(
-			`a batch of ${big}`,
-			'payouts node, Concurrency 20',
-			big,
-			await timed(ids.payouts, big, `pbig${tag}_`),
-			20,
-		);
-		const times = await requestTimes(sandboxUrl, `pbig${tag}_`);
-		const span = (from: number, to: number) => times[to - 1] - times[from];
-		large.laterOverFirst = span(times.length - 1000, times.length) / span(0, 1000);
-		const head = Math.min(2000, times.length);
-		large.wholeOverFirst = times.length / span(0, times.length) / (head / span(0, head));
-		console.error(
-			`    the whole batch's rows/s over its first ${head}'s (at the sandbox): ${large.wholeOverFirst.toFixed(2)}; its last 1,000 rows' time over its first 1,000's: ${large.laterOverFirst.toFixed(2)}`,
-		);
+		// The same batch through n8n's HTTP Request node first: how much n8n itself slows over it.
+		for (const [workflowId, runner, prefix] of [
+			[ids.httpBatched, "n8n's HTTP Request node, batches of 20, pause L", `hbig${tag}_`],
+			[ids.payouts, 'payouts node, Concurrency 20', `pbig${tag}_`],
+		]) {
+			await fetch(`${sandboxUrl}/__sandbox/requests`, { method: 'DELETE' });
+			const large = add(`a batch of ${big}`, runner, big, await timed(workflowId, big, prefix), 20);
+			Object.assign(large, overTheBatch(await requestTimes(sandboxUrl, prefix)));
+			console.error(
+				`    the whole batch's rows/s over its first 2,000's (at the sandbox): ${large.wholeOverFirst?.toFixed(2)}; its last 1,000 rows' time over its first 1,000's: ${large.laterOverFirst?.toFixed(2)}`,
+			);
+		}
 	}
 	return rows;
+}
+
+/** How a batch's pace held, from the times its requests reached the sandbox: the whole batch's rows/s over its first 2,000's, and its last 1,000 rows' time over its first 1,000's. */
+function overTheBatch(times: number[]): Pick<RealRow, 'wholeOverFirst' | 'laterOverFirst'> {
+	const span = (from: number, to: number) => times[to - 1] - times[from];
+	const head = Math.min(2000, times.length);
+	return {
+		wholeOverFirst: times.length / span(0, times.length) / (head / span(0, head)),
+		laterOverFirst: span(times.length - 1000, times.length) / span(0, 1000),
+	};
 }
 
 /** The sandbox in a process of its own (so its work does not share the benchmark's event loop). */
