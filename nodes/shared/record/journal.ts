@@ -255,7 +255,7 @@ export class Journal {
 			if ('failure' in forgotten) request.reject(forgotten.failure);
 			else request.resolve();
 		}
-		if ('failure' in forgotten) return;
+		if ('failure' in forgotten) return this.forgetDecided(unique);
 		this.accountForget(unique);
 		// The size is not lowered: a mark asked to be forgotten may be gone already (forgotten twice,
 		// or by another process), and a size known too low lets a call past the room. Kept high, it
@@ -284,13 +284,19 @@ export class Journal {
 			async () => await this.helpers.checkProcessedAndRecord(unique, this.scope, OPTIONS),
 		);
 		if ('failure' in recorded) {
+			this.forgetDecided(unique);
 			for (const request of admitted) request.reject(recorded.failure);
 			return;
 		}
 		const before = new Set(recorded.value.processed.map(String));
 		if (this.size !== undefined) this.size += unique.length - before.size;
 		if (this.ownSize !== undefined) this.ownSize += unique.length - before.size;
-		for (const mark of unique) this.decide(mark, true);
+		for (const mark of unique) {
+			// A mark not as this process left it: another process wrote the row.
+			const present = this.decided.get(mark);
+			if (present !== undefined && present !== before.has(mark)) this.othersWrite = true;
+			this.decide(mark, true);
+		}
 		// Two requests in one call asking the same mark: the first finds it new, the next one not.
 		const askedEarlier = new Set<string>();
 		for (const request of admitted) {
@@ -352,6 +358,11 @@ export class Journal {
 			else if (present && this.ownSize !== undefined) this.ownSize--;
 			this.decide(mark, false);
 		}
+	}
+
+	/** After a failed call (which may have written): these marks' presence is no longer known. */
+	private forgetDecided(marks: string[]) {
+		for (const mark of marks) this.decided.delete(mark);
 	}
 
 	private decide(mark: string, present: boolean) {
