@@ -18,8 +18,8 @@ const n8n = require('../../harness');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes"). */
 const MEASURED = {
-	'test/e2e/queueClaims.test.ts': 398,
-	'test/e2e/queue.test.ts': 392,
+	'test/e2e/queueClaims.test.ts': 300,
+	'test/e2e/queue.test.ts': 300,
 	'test/browser/editor.test.ts': 275,
 	'test/e2e/exactlyOnce.test.ts': 135,
 	'test/e2e/chaosTopUps.test.ts': 124,
