@@ -332,9 +332,9 @@ async function queueJobCounts(stack) {
  * Stops every execution the queue-mode set-up has not finished and waits until nothing runs: n8n
  * lists no unfinished execution (harness/rest.js `stopRunningExecutions`), and Bull's queue holds no
  * job (a worker holds an execution's job until the execution has really ended, stopped or not; a
- * killed worker's job counts until n8n fails it as stalled, up to a minute later). Call it before
- * resetting the sandbox between tests that pay. `idle`: as for stopRunningExecutions. Returns
- * the executions stopped.
+ * killed worker's job counts until n8n fails it as stalled, up to 90 s later, about 25 s with
+ * quickStallRecovery). Call it before resetting the sandbox between tests that pay. `idle`: as for
+ * stopRunningExecutions. Returns the executions stopped.
  */
 async function settle(stack, { timeoutSeconds = 180, idle } = {}) {
 	const stopped = await n8n.stopRunningExecutions(stack.rest, { timeoutSeconds });
