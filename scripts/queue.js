@@ -332,9 +332,9 @@ async function queueJobCounts(stack) {
  * Stops every execution the queue-mode set-up has not finished and waits until nothing runs: n8n
  * lists no unfinished execution (harness/rest.js `stopRunningExecutions`), and Bull's queue holds no
  * job (a worker holds an execution's job until the execution has really ended, stopped or not; a
- * killed worker's job counts until n8n fails it as stalled, up to a minute later). Call it before
- * resetting the sandbox between tests that pay. `idle`: as for stopRunningExecutions. Returns
- * the executions stopped.
+ * killed worker's job counts until n8n fails it as stalled, up to 90 s later, about 25 s with
+ * quickStallRecovery). Call it before resetting the sandbox between tests that pay. `idle`: as for
+ * stopRunningExecutions. Returns the executions stopped.
  */
 async function settle(stack, { timeoutSeconds = 180, idle } = {}) {
 	const stopped = await n8n.stopRunningExecutions(stack.rest, { timeoutSeconds });
@@ -389,10 +389,23 @@ async function startRedis({ dir, port }) {
 }
 
 /**
+ * Bull's settings for a test stack that kills workers (`quickStallRecovery`): a job's lock lasts 20 s
+ * and is renewed every 4 s, and the stalled-job check runs every 5 s, instead of n8n's 60 s, 10 s and
+ * 30 s. A killed worker's jobs are then given up (failed by n8n, which never runs a job twice) 20 to
+ * 25 s after the kill instead of 60 to 90: the time the kill tests wait for, and nothing they
+ * prove. A live worker's job is given up only if its lock goes 16 s without being renewed.
+ */
+const QUICK_STALL_RECOVERY = {
+	QUEUE_WORKER_LOCK_DURATION: '20000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '4000',
+	QUEUE_WORKER_STALLED_INTERVAL: '5000',
+};
+
+/**
  * What every queue-mode process needs on top of `n8n.n8nEnv` (which gives the one encryption key):
  * the shared Postgres, the shared Redis, queue mode, and manual runs offloaded to the workers.
  */
-function queueEnv(env, { postgres, redis }) {
+function queueEnv(env, { postgres, redis, quickStallRecovery = false }) {
 	const result = {
 		...env,
 		DB_TYPE: 'postgresdb',
@@ -405,6 +418,7 @@ function queueEnv(env, { postgres, redis }) {
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+		...(quickStallRecovery ? QUICK_STALL_RECOVERY : {}),
 	};
 	delete result.DB_SQLITE_POOL_SIZE;
 	return result;
@@ -463,7 +477,8 @@ function publishedWebhooks(workflows, publish) {
  * examples, once), `publish` (workflow ids made active, before the main starts), the main with its
  * owner account (ready once its REST routes and the published workflows' webhooks answer), then the
  * workers (`workerConcurrency` executions at once each, each ready once it takes jobs;
- * `workerDatabasePort(index, postgresPort)` gives a worker another port for n8n's database). Returns
+ * `workerDatabasePort(index, postgresPort)` gives a worker another port for n8n's database;
+ * `quickStallRecovery`: a killed worker's jobs given up within about 25 s, QUICK_STALL_RECOVERY). Returns
  * handles (`main`, `cookie`, `rest`: a REST client of the main, `workers`, `postgres`, `redis`),
  * `startMain()`, `startWorker(index)`, and `stop()`, which stops all of it.
  */
@@ -478,6 +493,7 @@ async function startQueueStack({
 	publish = [],
 	reuse = false,
 	fast = false,
+	quickStallRecovery = false,
 	workerDatabasePort,
 	onStep = () => {},
 }) {
@@ -531,7 +547,7 @@ async function startQueueStack({
 			fs.cpSync(path.join(mainFolder, '.n8n', 'nodes'), nodesDir, { recursive: true });
 		}
 
-		const base = { postgres: stack.postgres, redis: stack.redis };
+		const base = { postgres: stack.postgres, redis: stack.redis, quickStallRecovery };
 		const mainPort = await n8n.freePort(ports.main ?? 0);
 		stack.mainEnv = queueEnv(
 			n8n.n8nEnv(mainFolder, {

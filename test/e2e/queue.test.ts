@@ -246,6 +246,8 @@ let keepLogs = false;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 let stack: any;
 const setupStarted = Date.now();
+/** When the incident trigger had polled once (in the set-up). */
+let triggerPolledAt = 0;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until<T>(
@@ -350,6 +352,8 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			sandbox,
 			seed,
 			fast: true,
+			// A killed worker's jobs given up within about 25 s, not 60 to 90 (scripts/queue.js QUICK_STALL_RECOVERY).
+			quickStallRecovery: true,
 			workflows: [
 				example('csv-batch-payouts'),
 				{ ...example('oauth-callback'), settings: { executionOrder: 'v1' } },
@@ -371,8 +375,12 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 			onStep: (step: string) =>
 				steps.push(`${step} at +${((Date.now() - setupStarted) / 1000).toFixed(1)} s`),
 		});
+		// The trigger's first poll (recording the incidents that exist), before any test clears the
+		// sandbox's requests: the trigger test adds its incidents after it.
+		await until('the incident trigger to poll once', () => incidentPolls() >= 1, 80);
+		triggerPolledAt = Date.now();
 		process.stderr.write(
-			`[queue test] set-up ${((Date.now() - setupStarted) / 1000).toFixed(1)} s: ${steps.join('; ')}\n`,
+			`[queue test] set-up ${((Date.now() - setupStarted) / 1000).toFixed(1)} s: ${steps.join('; ')}; the trigger's first poll at +${((triggerPolledAt - setupStarted) / 1000).toFixed(1)} s\n`,
 		);
 	});
 
@@ -426,53 +434,6 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 		const { status, mode } = await finishedExecution(executionId);
 		expect({ status, mode }).toEqual({ status: 'success', mode: 'webhook' });
 		expect(workerOf(executionId)).toHaveLength(1);
-	});
-
-	test('the incident trigger polls on the main and starts one run per new incident, across a restart of the main', async () => {
-		// Activation polled once (recording what exists); wait for one more poll so the state is saved.
-		await until('the trigger to poll', () => incidentPolls() >= 1, 80);
-		expect(await executionsOf('payoutsQueueTrigger')).toEqual([]);
-
-		const first = sandbox.addIncident({ entityName: 'Queue Bank A', entityCode: 'QBANKA' });
-		const [firstRun] = await until(
-			'a run for the first incident',
-			async () => {
-				const ids = await executionsOf('payoutsQueueTrigger');
-				return ids.length ? ids : undefined;
-			},
-			80,
-		);
-		const firstResult = await finishedExecution(firstRun);
-		expect(firstResult.status).toBe('success');
-		expect(firstResult.mode).toBe('trigger');
-		expect(firstResult.output('New Incidents').map((item) => [item.id, item.event])).toEqual([
-			[first.id, 'new'],
-		]);
-		expect(workerOf(firstRun)).toHaveLength(1);
-
-		// The main goes away; an incident appears while it is down; the main comes back.
-		await stack.main.stop();
-		const second = sandbox.addIncident({ entityName: 'Queue Bank B', entityCode: 'QBANKB' });
-		await stack.startMain();
-		const runs = await until(
-			'a run for the second incident',
-			async () => {
-				const ids = await executionsOf('payoutsQueueTrigger');
-				return ids.length >= 2 ? ids : undefined;
-			},
-			150,
-		);
-		// One more poll: nothing else may start.
-		const polls = incidentPolls();
-		await until('one more poll', () => incidentPolls() >= polls + 1, 80);
-		expect(await executionsOf('payoutsQueueTrigger')).toEqual(runs);
-		expect(runs).toHaveLength(2);
-		const secondResult = await finishedExecution(runs[1]);
-		expect(secondResult.status).toBe('success');
-		expect(secondResult.output('New Incidents').map((item) => [item.id, item.event])).toEqual([
-			[second.id, 'new'],
-		]);
-		expect(workerOf(runs[1])).toHaveLength(1);
 	});
 
 	test('a worker killed mid-batch, then the same batch re-run: every row paid exactly once (the sandbox ledger)', async () => {
@@ -551,6 +512,56 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 					/the service holds Transfer ID|already exists|this node sent it before/i,
 				),
 			});
+		// The killed worker back, while n8n gives up its job (the trigger test's minute-apart polls
+		// cover that wait, which the next settle would otherwise spend).
+		await bothWorkersUp();
+	});
+
+	test('the incident trigger polls on the main and starts one run per new incident, across a restart of the main', async () => {
+		// The trigger polled once in the set-up (recording what exists), and found nothing new since.
+		expect(triggerPolledAt).toBeGreaterThan(0);
+		expect(await executionsOf('payoutsQueueTrigger')).toEqual([]);
+
+		const first = sandbox.addIncident({ entityName: 'Queue Bank A', entityCode: 'QBANKA' });
+		const [firstRun] = await until(
+			'a run for the first incident',
+			async () => {
+				const ids = await executionsOf('payoutsQueueTrigger');
+				return ids.length ? ids : undefined;
+			},
+			80,
+		);
+		const firstResult = await finishedExecution(firstRun);
+		expect(firstResult.status).toBe('success');
+		expect(firstResult.mode).toBe('trigger');
+		expect(firstResult.output('New Incidents').map((item) => [item.id, item.event])).toEqual([
+			[first.id, 'new'],
+		]);
+		expect(workerOf(firstRun)).toHaveLength(1);
+
+		// The main goes away; an incident appears while it is down; the main comes back.
+		await stack.main.stop();
+		const second = sandbox.addIncident({ entityName: 'Queue Bank B', entityCode: 'QBANKB' });
+		await stack.startMain();
+		const runs = await until(
+			'a run for the second incident',
+			async () => {
+				const ids = await executionsOf('payoutsQueueTrigger');
+				return ids.length >= 2 ? ids : undefined;
+			},
+			150,
+		);
+		// One more poll: nothing else may start.
+		const polls = incidentPolls();
+		await until('one more poll', () => incidentPolls() >= polls + 1, 80);
+		expect(await executionsOf('payoutsQueueTrigger')).toEqual(runs);
+		expect(runs).toHaveLength(2);
+		const secondResult = await finishedExecution(runs[1]);
+		expect(secondResult.status).toBe('success');
+		expect(secondResult.output('New Incidents').map((item) => [item.id, item.event])).toEqual([
+			[second.id, 'new'],
+		]);
+		expect(workerOf(runs[1])).toHaveLength(1);
 	});
 
 	test('two workers run overlapping batches of keyed internal transfers at once, Service Refuses Repeated Transfer IDs: no row paid twice, none reported paid by guess', async () => {
