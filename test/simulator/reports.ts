@@ -44,7 +44,7 @@ const settings = (changes: Partial<NodeSettings> = {}): NodeSettings => ({
 	...changes,
 });
 
-function workflow(
+export function workflow(
 	operation: WorkflowSetup['operation'],
 	keyMode: KeyMode,
 	options: Record<string, unknown> = {},
@@ -65,7 +65,7 @@ function workflow(
 }
 
 /** Runs a script in a world, then lets the user follow the node's words to the end; the invariants. */
-async function scripted(
+export async function scripted(
 	seed: number,
 	setup: WorkflowSetup,
 	script: (world: World, user: User, rows: Row[]) => Promise<void>,
