@@ -356,3 +356,34 @@ describe('Dry Runs write nothing', () => {
 		expect(statuses(real.items)).toEqual(Array(5).fill('SUCCESS'));
 	});
 });
+
+describe("the record's store calls", () => {
+	// Each store call reads and writes the whole record, so a batch's cost is its number of calls.
+	const claimCalls = (from: number) =>
+		store.calls
+			.slice(from)
+			.filter((call) => call.row === `${workflowIdOfTest()}|` && call.kind === 'check');
+
+	test('where the service guards, rows are claimed in chunks: 400 standard rows at Concurrency 10 take a few claiming calls, not one per row, and each row is paid once', async () => {
+		const rows = payouts(400, 'chunks');
+		const callsBefore = store.calls.length;
+		const { items } = await runNode(standard(), rows, service.credentials());
+		expect(statuses(items)).toEqual(Array(400).fill('SUCCESS'));
+		// Chunks of 4 x Concurrency rows beyond the lanes' lead: at least 40 rows (80 marks) a call.
+		expect(claimCalls(callsBefore).length).toBeLessThanOrEqual(400 / 20);
+		expectEachPaidOnce(
+			service.sandbox,
+			rows.map((row) => row.amount),
+		);
+	});
+
+	test('where the node guards, never more than Concurrency rows are claimed ahead: no claiming call carries more than twice Concurrency rows', async () => {
+		const callsBefore = store.calls.length;
+		const { items } = await runNode(internal(), topUps(200, 'ahead'), service.credentials());
+		expect(statuses(items)).toEqual(Array(200).fill('SUCCESS'));
+		const calls = claimCalls(callsBefore);
+		expect(calls.length).toBeGreaterThan(0);
+		// Three marks a row (its Transfer ID, the claim, no clear answer yet).
+		for (const call of calls) expect(call.values.length).toBeLessThanOrEqual(3 * 2 * 10);
+	});
+});

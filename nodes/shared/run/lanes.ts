@@ -69,9 +69,14 @@ export async function sendItems(
 /**
  * Rows are claimed a little ahead of the lanes, so that sending seldom waits for the store: as far
  * as the lanes get while two store calls go by, never more than Concurrency rows ahead, and none
- * where requests are paced (a claim waits for its turn then). After a crash, those rows and the ones
- * in flight are claimed but unsent or unanswered: at most twice Concurrency.
+ * where requests are paced (a claim waits for its turn then). Where this node guards, after a crash
+ * those rows and the ones in flight are claimed but unsent or unanswered: at most twice Concurrency.
+ * Where the service guards, a row claimed and never sent costs nothing (a re-run sends it, and the
+ * service books it once), so claims go in chunks of CLAIM_CHUNK × Concurrency more rows: a store
+ * call reads and writes the whole record, and costs about the same for one row as for a hundred.
  */
+const CLAIM_CHUNK = 4;
+
 function claimsAhead(run: Run, planned: Planned[]) {
 	const { record, options } = run;
 	const claims: Array<Promise<Claim>> = [];
@@ -85,11 +90,10 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	return {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
-			for (
-				const until = Math.min(planned.length, position + 1 + ahead(position));
-				next < until;
-				next++
-			) {
+			const lead = position + 1 + ahead(position);
+			const chunk =
+				run.guard === 'service' && !run.pace && next < lead ? CLAIM_CHUNK * options.concurrency : 0;
+			for (const until = Math.min(planned.length, lead + chunk); next < until; next++) {
 				const entry = planned[next];
 				// A row the run will not reach (stopped) is not claimed.
 				if (next > position && (run.stopped || cancelled(run))) break;
