@@ -328,6 +328,55 @@ describe('a row never sent is never in doubt', () => {
 	);
 });
 
+describe('a row in doubt stays in doubt until its answer or the dashboard settles it', () => {
+	test('standard rows whose answers were lost, taken on by a re-run that is stopped before sending them: a later run still says the service holds each from this node, never that this node has no record of it', async () => {
+		const rows = payouts(30, 'doubt_kept');
+		// Every other row's answer lost after booking (one in a row: the service does not look down).
+		const lostAnswer = (index: number) => index % 2 === 0;
+		service.sandbox.configure({
+			faults: rows
+				.filter((_, index) => lostAnswer(index))
+				.map((row) => ({ fault: 'drop-after', match: { transferId: row.transferId }, times: 1 })),
+		});
+		const first = await runNode(
+			standard({ concurrency: 1 }, { continueOnFail: true }),
+			rows,
+			service.credentials(),
+		);
+		const expected = rows.map((_, index) => (lostAnswer(index) ? 'UNKNOWN' : 'SUCCESS'));
+		expect(statuses(first.items)).toEqual(expected);
+		// A re-run taking rows on ahead of its lanes, stopped once its first request is out.
+		service.sandbox.configure({ faults: [], latencyMs: 40 });
+		service.sandbox.clearRequests();
+		let stop!: () => void;
+		const stopped = runNode(
+			standard({ concurrency: 2 }, { continueOnFail: true }),
+			rows,
+			service.credentials(),
+			{ onStart: (cancel) => (stop = cancel) },
+		);
+		while (transferRequests(service.sandbox).length < 1) await wait(2);
+		stop();
+		await stopped;
+		expect(transferRequests(service.sandbox).length).toBeLessThan(6);
+		service.sandbox.configure({ latencyMs: 0 });
+		const later = await runNode(
+			standard({}, { continueOnFail: true }),
+			rows,
+			service.credentials(),
+		);
+		expect(statuses(later.items)).toEqual(
+			rows.map((_, index) => (lostAnswer(index) ? 'UNKNOWN' : 'ALREADY_SUBMITTED')),
+		);
+		for (const item of later.items.filter((entry) => entry.json.status === 'UNKNOWN'))
+			expect(item.json.error).toMatch(/the service holds Transfer ID .* from this node's request/);
+		expectEachPaidOnce(
+			service.sandbox,
+			rows.map((row) => row.amount),
+		);
+	});
+});
+
 describe('Dry Runs write nothing', () => {
 	test("a Dry Run calls n8n's store not once, so it neither records nor forgets; the rows it checked are then paid by a real run", async () => {
 		const paidBefore = topUps(30, 'paid-first');

@@ -103,6 +103,7 @@ export function fingerprint(operation: string, body: object): string {
 /** A row this run claimed: its marks and its turn in this process. */
 interface ClaimedRow {
 	key: string;
+	/** The marks this claim wrote, forgotten if it is released: none where it found the row in doubt. */
 	claimed: string[];
 	sentMark: string;
 	open: string;
@@ -169,7 +170,15 @@ export class TransferRecord {
 		const claimed = this.guard === 'node' ? [id, sent, open] : [sent, open];
 		const hold = (claim: Claim): Claim => {
 			if (claim.kind === 'send' && !claim.unrecorded)
-				this.claimedRows.set(index, { key, claimed, sentMark: sent, open, release, sent: false });
+				this.claimedRows.set(index, {
+					key,
+					// Found in doubt, the marks are an earlier request's: a release must not take its doubt.
+					claimed: claim.earlier === 'inDoubt' ? [] : claimed,
+					sentMark: sent,
+					open,
+					release,
+					sent: false,
+				});
 			else release();
 			return claim;
 		};
