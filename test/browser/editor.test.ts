@@ -695,9 +695,16 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 		// with the service's words: the credential test below reads them).
 		await page.locator('[data-test-id="credential-save-button"]').click();
 		await dialog.waitFor({ state: 'hidden', timeout: 60000 });
-		expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe(
-			'Payouts account',
-		);
+		// n8n puts the saved credential into the select a moment after the dialog closes (until
+		// then it shows the one it chose when the panel opened): a loaded machine shows the gap.
+		const credentialSelect = ndv.locator('[data-test-id="node-credentials-select"] input');
+		for (
+			let tries = 0;
+			tries < 50 && (await credentialSelect.inputValue()) !== 'Payouts account';
+			tries++
+		)
+			await page.waitForTimeout(200);
+		expect(await credentialSelect.inputValue()).toBe('Payouts account');
 
 		// 3. Dry Run: every row checked, the request shown, nothing sent.
 		// Options is the panel's last collection (after Additional Fields): its "Add option" picker.
