@@ -12,6 +12,8 @@
  * - noMoneyWhereNoneSaid: ERROR, HELD, a Dry Run and "not sent" only where no request of this
  *   execution for the payout was booked; ERROR "it can never be paid under this Transfer ID" only
  *   where the ledger has no paid booking of it for this payout.
+ * - noRecordOnlyWhereNotSent: ALREADY_EXISTS ("this node has no record of sending it") only where no
+ *   earlier run's request of this node for the payout under that Transfer ID reached the service.
  * - doubtOnlyWithCause: UNKNOWN only where a request of the payout under its Transfer ID had no clear
  *   answer by then, or was on its way; a row never sent is never in doubt, but for the named
  *   exception `claimedAtCrash` (its claim written, and n8n killed before the request went out).
@@ -27,7 +29,7 @@
  * - dryRunsWriteNothing: a Dry Run sends nothing and writes nothing to n8n's database.
  * - settledInTheEnd: after the user followed the node's words to the end, every payout wanted is paid.
  */
-import type { ExecutionRecord, Row, RowOutcome, World } from './world';
+import { PAY, PAY_AGAIN, type ExecutionRecord, type Row, type RowOutcome, type World } from './world';
 import { PayoutsServiceModel } from './service';
 import { nextStepOf } from './user';
 
@@ -37,6 +39,7 @@ export type Invariant =
 	| 'paidOnlyWherePaid'
 	| 'noMoneyWhereNoneSaid'
 	| 'doubtOnlyWithCause'
+	| 'noRecordOnlyWhereNotSent'
 	| 'paidStaysPaid'
 	| 'dryRunsWriteNothing'
 	| 'noRowBlocked'
@@ -175,6 +178,25 @@ export function check(world: World): Violation[] {
 							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) told to pay under a new Transfer ID, but the ledger holds it paid: ${describe(world, transferId)}`,
 						});
 					break;
+				case 'ALREADY_EXISTS': {
+					const node = outcome.node === PAY_AGAIN.name ? PAY_AGAIN.id : PAY.id;
+					const sentBefore = world.attempts.find(
+						(attempt) =>
+							attempt.node === node &&
+							attempt.transferId === transferId &&
+							attempt.arrived &&
+							payoutOf(attempt.body) === payout?.to &&
+							attempt.at < execution.startedAt,
+					);
+					if (sentBefore)
+						violations.push({
+							invariant: staleWriteLost(world, transferId, execution.endedAt ?? execution.startedAt)
+								? 'acrossProcesses'
+								: 'noRecordOnlyWhereNotSent',
+							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_EXISTS (${outcome.message ?? ''}) though ${sentBefore.execution} of the same node sent it; its requests: ${attemptsOf(world, transferId)}`,
+						});
+					break;
+				}
 				case 'UNKNOWN':
 					if (!doubtHasCause(world, execution, outcome, at)) {
 						const claimedAtCrash = world.executions.some(
