@@ -29,7 +29,14 @@
  * - dryRunsWriteNothing: a Dry Run sends nothing and writes nothing to n8n's database.
  * - settledInTheEnd: after the user followed the node's words to the end, every payout wanted is paid.
  */
-import { PAY, PAY_AGAIN, type ExecutionRecord, type Row, type RowOutcome, type World } from './world';
+import {
+	PAY,
+	PAY_AGAIN,
+	type ExecutionRecord,
+	type Row,
+	type RowOutcome,
+	type World,
+} from './world';
 import { PayoutsServiceModel } from './service';
 import { nextStepOf } from './user';
 
