@@ -131,10 +131,17 @@ function installEnv(runtime) {
 	return { ...withNodePath(npmEnv(), runtime), npm_config_nodedir: runtime.nodeDir };
 }
 
+/**
+ * What an installed runtime was made from: the spec and its lockfile's tree. A package's
+ * `resolved` (where its tarball is) is left out: it changes where npm fetches, not what it installs.
+ */
 function specHash(runtime = RUNTIME) {
 	const hash = crypto.createHash('sha256');
-	for (const file of ['package.json', 'package-lock.json'])
-		hash.update(fs.readFileSync(path.join(runtime.specDir, file)));
+	hash.update(fs.readFileSync(path.join(runtime.specDir, 'package.json')));
+	const lock = JSON.parse(fs.readFileSync(path.join(runtime.specDir, 'package-lock.json'), 'utf8'));
+	for (const entry of Object.values(lock.packages ?? {})) delete entry.resolved;
+	// As the lockfile reads without them (two-space JSON): runtimes installed before they were added still count.
+	hash.update(`${JSON.stringify(lock, null, 2)}\n`);
 	return hash.digest('hex');
 }
 
