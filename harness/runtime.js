@@ -154,17 +154,17 @@ function runtimeReady(runtime = RUNTIME) {
 	);
 }
 
-/** npm install from the lockfile, with a progress line (packages fetched of the lockfile's total) instead of silence. */
+/** npm install from the lockfile, with a progress line (time so far, and tarballs downloaded: none where npm's cache has them) instead of silence. */
 async function npmInstallWithProgress(runtime) {
 	const dir = runtime.dir;
 	const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
 	const total = Object.keys(lock.packages ?? {}).filter((key) => key).length;
 	const started = Date.now();
-	let fetched = 0;
+	let downloaded = 0;
 	let tail = '';
 	const interactive = process.stderr.isTTY;
 	const report = () => {
-		const line = `  n8n ${runtime.version}: ${fetched} of ${total} packages fetched, ${Math.round((Date.now() - started) / 1000)} s${fetched >= total * 0.95 ? ' (unpacking)' : ''}`;
+		const line = `  n8n ${runtime.version}: installing ${total} packages, ${Math.round((Date.now() - started) / 1000)} s${downloaded ? ` (${downloaded} downloaded)` : ''}`;
 		process.stderr.write(interactive ? `\r${line}\x1b[K` : `${line}\n`);
 	};
 	const timer = setInterval(report, interactive ? 1000 : 15000);
@@ -181,9 +181,9 @@ async function npmInstallWithProgress(runtime) {
 			);
 			const onData = (chunk) => {
 				const text = chunk.toString();
-				fetched = Math.min(
+				downloaded = Math.min(
 					total,
-					fetched + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length,
+					downloaded + (text.match(/npm http fetch GET \d+ \S+\.tgz/g) ?? []).length,
 				);
 				tail = (tail + text).slice(-6000);
 			};
