@@ -13,7 +13,7 @@
  *   execution for the payout was booked; ERROR "it can never be paid under this Transfer ID" only
  *   where the ledger has no paid booking of it for this payout.
  * - noRecordOnlyWhereNotSent: ALREADY_EXISTS ("this node has no record of sending it") only where no
- *   earlier run's request of this node for the payout under that Transfer ID reached the service.
+ *   earlier run's request of this node for the payout under that Transfer ID was booked.
  * - doubtOnlyWithCause: UNKNOWN only where a request of the payout under its Transfer ID had no clear
  *   answer by then, or was on its way; a row never sent is never in doubt, but for the named
  *   exception `claimedAtCrash` (its claim written, and n8n killed before the request went out).
@@ -191,13 +191,13 @@ export function check(world: World): Violation[] {
 						(attempt) =>
 							attempt.node === node &&
 							attempt.transferId === transferId &&
-							attempt.arrived &&
+							attempt.booked &&
 							payoutOf(attempt.body) === payout?.to &&
 							attempt.at < execution.startedAt,
 					);
 					if (sentBefore)
 						violations.push({
-							invariant: staleWriteLost(world, transferId, execution.endedAt ?? execution.startedAt)
+							invariant: twoWorkersAtOnce(world, execution, outcome)
 								? 'acrossProcesses'
 								: 'noRecordOnlyWhereNotSent',
 							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_EXISTS (${outcome.message ?? ''}) though ${sentBefore.execution} of the same node sent it; its requests: ${attemptsOf(world, transferId)}`,
@@ -349,6 +349,20 @@ function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: str
 	);
 }
 
+/**
+ * Queue mode, named exception `acrossProcesses`: the record's row lost what one worker wrote of this
+ * transfer to another worker's call, or two workers ran, sent or looked up the transfer at once.
+ */
+function twoWorkersAtOnce(world: World, execution: ExecutionRecord, outcome: RowOutcome): boolean {
+	const id = outcome.transferId ?? outcome.row.key;
+	return (
+		staleWriteLost(world, id, execution.endedAt ?? execution.startedAt) ||
+		lookedUpElsewhere(world, execution, outcome.row.payout) ||
+		writerDiedSettling(world, id) ||
+		sentOnTwoWorkers(world, id)
+	);
+}
+
 /** A request of the payout under this Transfer ID had no clear answer by then, or was on its way (another execution sending it). */
 function doubtHasCause(
 	world: World,
@@ -421,14 +435,12 @@ function paidStaysPaid(
 					other.startedAt < execution.startedAt &&
 					other.rows.some((row) => row.payout === outcome.row.payout),
 			);
-			const id = outcome.transferId ?? outcome.row.key;
-			const elsewhere =
-				staleWriteLost(world, id, execution.endedAt ?? execution.startedAt) ||
-				lookedUpElsewhere(world, execution, outcome.row.payout) ||
-				writerDiedSettling(world, id) ||
-				sentOnTwoWorkers(world, id);
 			violations.push({
-				invariant: askedAtCrash ? 'askedAtCrash' : elsewhere ? 'acrossProcesses' : 'paidStaysPaid',
+				invariant: askedAtCrash
+					? 'askedAtCrash'
+					: twoWorkersAtOnce(world, execution, outcome)
+						? 'acrossProcesses'
+						: 'paidStaysPaid',
 				detail: `${execution.id}: ${outcome.row.payout} read ${outcome.status} (${outcome.message ?? ''}) after an earlier run reported it paid; its requests: ${attemptsOf(world, outcome.transferId ?? outcome.row.key)}`,
 			});
 		}
