@@ -74,8 +74,10 @@ export async function sendItems(
  * Where the service guards, a row claimed and never sent costs nothing (a re-run sends it, and the
  * service books it once), so claims go in chunks of CLAIM_CHUNK × Concurrency more rows: a store
  * call reads and writes the whole record, and costs about the same for one row as for a hundred.
+ * The next chunk is asked for once half of one is left, so that the lanes never wait for it on a
+ * large record, where a claim may wait behind another call as long as its own.
  */
-const CLAIM_CHUNK = 4;
+const CLAIM_CHUNK = 8;
 
 function claimsAhead(run: Run, planned: Planned[]) {
 	const { record, options } = run;
@@ -91,9 +93,9 @@ function claimsAhead(run: Run, planned: Planned[]) {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
 			const lead = position + 1 + ahead(position);
-			const chunk =
-				run.guard === 'service' && !run.pace && next < lead ? CLAIM_CHUNK * options.concurrency : 0;
-			for (const until = Math.min(planned.length, lead + chunk); next < until; next++) {
+			const chunk = run.guard === 'service' && !run.pace ? CLAIM_CHUNK * options.concurrency : 0;
+			const until = next < lead + chunk / 2 ? Math.min(planned.length, lead + chunk) : next;
+			for (; next < until; next++) {
 				const entry = planned[next];
 				// A row the run will not reach (stopped) is not claimed.
 				if (next > position && (run.stopped || cancelled(run))) break;
