@@ -322,7 +322,7 @@ async function ensureRuntime(version = N8N_VERSION) {
 		const started = Date.now();
 		log(`Installing n8n ${runtime.version} (on Node ${runtime.nodeVersion}) into ${runtime.dir}`);
 		log(
-			'(once per machine and version: about 5 to 10 minutes and 2 to 3 GB; PAYOUTS_CACHE_DIR puts the cache elsewhere)',
+			'(once per machine and version: about 3 to 10 minutes and 2 to 3 GB; PAYOUTS_CACHE_DIR puts the cache elsewhere)',
 		);
 		fs.mkdirSync(runtime.dir, { recursive: true });
 		fs.rmSync(path.join(runtime.dir, '.installed'), { force: true });

@@ -13,7 +13,8 @@
  *   execution for the payout was booked; ERROR "it can never be paid under this Transfer ID" only
  *   where the ledger has no paid booking of it for this payout.
  * - noRecordOnlyWhereNotSent: ALREADY_EXISTS ("this node has no record of sending it") only where no
- *   earlier run's request of this node for the payout under that Transfer ID was booked.
+ *   earlier run's request for the payout under that Transfer ID was booked (the record is the
+ *   workflow's, shared by Pay and Pay Again).
  * - doubtOnlyWithCause: UNKNOWN only where a request of the payout under its Transfer ID had no clear
  *   answer by then, or was on its way; a row never sent is never in doubt, but for the named
  *   exception `claimedAtCrash` (its claim written, and n8n killed before the request went out).
@@ -29,14 +30,7 @@
  * - dryRunsWriteNothing: a Dry Run sends nothing and writes nothing to n8n's database.
  * - settledInTheEnd: after the user followed the node's words to the end, every payout wanted is paid.
  */
-import {
-	PAY,
-	PAY_AGAIN,
-	type ExecutionRecord,
-	type Row,
-	type RowOutcome,
-	type World,
-} from './world';
+import type { ExecutionRecord, Row, RowOutcome, World } from './world';
 import { PayoutsServiceModel } from './service';
 import { nextStepOf } from './user';
 
@@ -186,10 +180,8 @@ export function check(world: World): Violation[] {
 						});
 					break;
 				case 'ALREADY_EXISTS': {
-					const node = outcome.node === PAY_AGAIN.name ? PAY_AGAIN.id : PAY.id;
 					const sentBefore = world.attempts.find(
 						(attempt) =>
-							attempt.node === node &&
 							attempt.transferId === transferId &&
 							attempt.booked &&
 							payoutOf(attempt.body) === payout?.to &&
@@ -200,7 +192,7 @@ export function check(world: World): Violation[] {
 							invariant: twoWorkersAtOnce(world, execution, outcome)
 								? 'acrossProcesses'
 								: 'noRecordOnlyWhereNotSent',
-							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_EXISTS (${outcome.message ?? ''}) though ${sentBefore.execution} of the same node sent it; its requests: ${attemptsOf(world, transferId)}`,
+							detail: `${execution.id}: ${outcome.row.payout} (${transferId}) read ALREADY_EXISTS (${outcome.message ?? ''}) though ${sentBefore.execution} sent it; its requests: ${attemptsOf(world, transferId)}`,
 						});
 					break;
 				}

@@ -8,7 +8,7 @@ process.env.N8N_LOG_LEVEL ??= 'silent';
  * - the wire: axios's adapter (n8n sends every request with axios) hands the request to the
  *   world's network and honours the request's timeout and abort signal as axios's own does;
  * - the database: n8n's processed-data store is the world's model of it (store.ts);
- * - the credentials: the world's, one per execution and node, so that a request names both.
+ * - the credentials: the world's, one per execution, so that a request names its execution.
  */
 import { Container } from '@n8n/di';
 import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
@@ -164,7 +164,7 @@ export function nodeTypesOf(nodes: Record<string, INodeType>): INodeTypes {
 
 /** The credential of an execution: n8n's own `authenticate` block of the credential type, applied as n8n applies it. */
 class SimCredentials extends ICredentialsHelper {
-	constructor(private readonly data: EngineExecution['credentials']) {
+	constructor(private readonly data: ICredentialDataDecryptedObject) {
 		super();
 	}
 	getParentTypes(): string[] {
@@ -195,11 +195,8 @@ class SimCredentials extends ICredentialsHelper {
 	async getCredentials(): Promise<never> {
 		throw new Error('not used by the transfer node');
 	}
-	async getDecrypted(
-		_additionalData: unknown,
-		nodeCredentials: { id: string | null },
-	): Promise<ICredentialDataDecryptedObject> {
-		return typeof this.data === 'function' ? this.data(String(nodeCredentials.id)) : this.data;
+	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+		return this.data;
 	}
 	async updateCredentials() {}
 	async updateCredentialsOauthTokenData() {}
@@ -222,10 +219,7 @@ export interface EngineExecution {
 	nodes: INode[];
 	connections: IConnections;
 	nodeTypes: INodeTypes;
-	/** The same for every node, or each node's by the id of the credential it names. */
-	credentials:
-		| ICredentialDataDecryptedObject
-		| ((credentialId: string) => ICredentialDataDecryptedObject);
+	credentials: ICredentialDataDecryptedObject;
 	/** Items handed to the first node. */
 	input: IDataObject[];
 }

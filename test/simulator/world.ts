@@ -181,8 +181,6 @@ export interface Attempt {
 	body: Record<string, unknown>;
 	by: string;
 	execution: string;
-	/** The id of the node that sent it (Pay or Pay Again). */
-	node: string;
 	at: number;
 	fault: Fault;
 	/** Whether it reached the service, and whether the service booked it. */
@@ -372,11 +370,7 @@ export class World {
 			mode: record.mode === 'webhook' ? 'webhook' : record.mode === 'retry' ? 'retry' : 'manual',
 			...this.workflowNodes(record.dryRun),
 			nodeTypes: nodeTypesOf({ [NODE_TYPE]: process.node, [ROWS.type]: rowsNode }),
-			// Each node names its own credential: a request says which execution and which node sent it.
-			credentials: (node) => ({
-				baseUrl: `http://127.0.0.1/sim/${record.id}/${node}`,
-				accessToken: SIM_TOKEN,
-			}),
+			credentials: { baseUrl: `http://127.0.0.1/sim/${record.id}`, accessToken: SIM_TOKEN },
 			input: claimed as unknown as IDataObject[],
 		});
 		if (stopAfter !== undefined) {
@@ -453,7 +447,7 @@ export class World {
 					...(dryRun ? { dryRun: true } : {}),
 				},
 			},
-			credentials: { payoutsApi: { id: which.id, name: 'Payouts' } },
+			credentials: { payoutsApi: { id: '1', name: 'Payouts' } },
 			...(setup.settings.onError === 'stopWorkflow' ? {} : { onError: setup.settings.onError }),
 			...(setup.settings.retryOnFail
 				? {
@@ -591,7 +585,7 @@ export class World {
 	 */
 	private async wire(request: WireRequest): Promise<WireAnswer> {
 		const url = new URL(request.url);
-		const [, , execution = '?', node = '?', ...rest] = url.pathname.split('/');
+		const [, , execution = '?', ...rest] = url.pathname.split('/');
 		const apiPath = `/${rest.join('/')}${url.search}`;
 		const by = this.clock.owner;
 		if (request.method === 'GET') return await this.read(apiPath, request);
@@ -612,7 +606,6 @@ export class World {
 			body,
 			by,
 			execution,
-			node,
 			at: this.clock.now,
 			fault,
 			arrived: false,
