@@ -20,7 +20,9 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 	IRun,
+	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 	IConnections,
 	IWorkflowSettings,
 } from 'n8n-workflow';
@@ -36,6 +38,7 @@ import { PayoutsOAuth } from '../nodes/PayoutsOAuth/PayoutsOAuth.node.ts';
 import { PayoutsPaylink } from '../nodes/PayoutsPaylink/PayoutsPaylink.node.ts';
 import { PayoutsTransfer } from '../nodes/PayoutsTransfer/PayoutsTransfer.node.ts';
 
+import { retryInN8n } from './n8nRetry';
 import { forgetProcessedData, useMemoryProcessedData } from './processedData';
 
 export const PACKAGE = 'n8n-nodes-payouts';
@@ -222,6 +225,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 
 export interface WorkflowRun {
 	run: IRun;
+	executionId: string;
 	/** Output items of a node (first run, first output). */
 	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
 	/** The error that stopped the run, if any. */
@@ -246,8 +250,8 @@ export interface RunWorkflowOptions {
 	executionId?: string;
 	settings?: IWorkflowSettings;
 	staticData?: IDataObject;
-	/** How n8n started the execution: 'manual' (default), or 'retry' for the Retry of a failed one. */
-	mode?: 'manual' | 'retry' | 'trigger';
+	/** How n8n started the execution: 'manual' (default) or 'trigger'; n8n's Retry of a failed one is retryWorkflow. */
+	mode?: 'manual' | 'trigger';
 	/** Called as the execution starts with what the editor's Stop button does to it. */
 	onStart?: (stop: () => void) => void;
 }
@@ -283,6 +287,56 @@ function additionalDataFor(
 let executionCounter = 0;
 
 export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
+	const first = options.nodes[0];
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [
+				{
+					node: first,
+					data: { main: [(options.input ?? [{}]).map((json) => ({ json }))] },
+					source: null,
+				},
+			],
+		},
+	});
+	return await execute(options, runExecutionData, options.mode ?? 'manual');
+}
+
+/**
+ * n8n's Retry of a failed execution (harness/n8nRetry.ts: n8n's own ExecutionService.retry): a new
+ * execution from the failed node, with the failed execution's saved run data; the steps before
+ * it are not run again. `options` is the workflow as it ran (nodes, connections, credentials).
+ */
+export async function retryWorkflow(
+	failed: WorkflowRun,
+	options: RunWorkflowOptions,
+): Promise<WorkflowRun> {
+	const workflowId = options.workflowId ?? workflowIdOfTest();
+	let result: WorkflowRun | undefined;
+	await retryInN8n(
+		{
+			id: failed.executionId,
+			workflowId,
+			workflowData: { id: workflowId, nodes: options.nodes, connections: options.connections },
+			run: failed.run,
+		},
+		async (data) => {
+			result = await execute(
+				{ ...options, executionId: undefined },
+				data.executionData,
+				data.executionMode,
+			);
+			return result.run;
+		},
+	);
+	return result!;
+}
+
+async function execute(
+	options: RunWorkflowOptions,
+	runExecutionData: IRunExecutionData,
+	mode: WorkflowExecuteMode,
+): Promise<WorkflowRun> {
 	const workflow = new Workflow({
 		id: options.workflowId ?? workflowIdOfTest(),
 		nodes: options.nodes,
@@ -293,7 +347,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		staticData: options.staticData,
 	});
 	const executionId = options.executionId ?? String(++executionCounter);
-	const mode = options.mode ?? 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: options.workflowId ?? workflowIdOfTest(),
 		name: 'engine test',
@@ -310,20 +363,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
 
 	const additionalData = additionalDataFor(options.credentials ?? {}, executionId, hooks);
-
-	const first = options.nodes[0];
-	const runExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [
-				{
-					node: first,
-					data: { main: [(options.input ?? [{}]).map((json) => ({ json }))] },
-					source: null,
-				},
-			],
-		},
-	});
-
 	const execution = new WorkflowExecute(
 		additionalData,
 		mode,
@@ -334,6 +373,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const run = await finished;
 	return {
 		run,
+		executionId,
 		output: (nodeName, outputIndex = 0) =>
 			run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
 		error: run.data.resultData.error as WorkflowRun['error'],

@@ -38,7 +38,8 @@ export interface Envelope {
 export interface TransferOrigin {
 	workflowId: string;
 	nodeId: string;
-	executionId: string;
+	/** The execution's run: n8n's Retry of a failed execution keeps it, a new execution has another. */
+	runId: string;
 	/** The node's run in this execution (a loop runs it again; Retry On Fail repeats the same run). */
 	runIndex: number;
 	itemIndex: number;
@@ -176,10 +177,10 @@ export interface Planned {
 
 /**
  * Who refuses a second transfer with a row's Transfer ID: the service (card, standard, and internal
- * where the user says so), this node's record (internal), or an earlier step of the workflow that
- * holds the row's claim (internal, Options > Claim Held by an Earlier Step).
+ * where the user says so) or this node's record (internal). The record is kept either way; an
+ * earlier step's claim (Options > Claim Held by an Earlier Step) adds a guard, it replaces none.
  */
-export type RepeatGuard = 'service' | 'node' | 'earlierStep';
+export type RepeatGuard = 'service' | 'node';
 
 /** What became of each item, by its index: filled step by step, output in input order. */
 export type Outcomes = Map<number, Outcome>;

@@ -666,7 +666,7 @@ describe('3. 3,000 standard transfers, n8n killed (SIGKILL) in the middle, run a
 			});
 		expect(String(rerun.error?.message)).toMatch(
 			new RegExp(
-				`^${needs.length > 1 ? `${needs.length} rows were not paid and need you; the first: ` : ''}The outcome of the transfer is unknown`,
+				`^${needs.length > 1 ? `${needs.length} rows are in doubt \\(they may have been paid\\) and need you; the first: ` : ''}The outcome of the transfer is unknown`,
 			),
 		);
 		// The re-run sent only rows not paid before, and each at most once.

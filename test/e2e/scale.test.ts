@@ -292,14 +292,14 @@ test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.t
 	const notes = items.map((item) => String(item.recordNote ?? ''));
 	expect(
 		notes.filter((note) =>
-			/holds [\d,]+ marks; from 50,000 on it refuses new top-ups \(nothing sent\)/.test(note),
+			/holds [\d,]+ entries; from 50,000 on it refuses new top-ups \(nothing sent\)/.test(note),
 		).length,
 	).toBeGreaterThan(0);
 	expect(notes[0]).toBe('');
 	// The refusal names the record's size: past 50,000 marks. What the refused claims asked is
 	// forgotten again, so the row ends just under it; never past its room: n8n dropped nothing.
 	expect(
-		Number(/full \(([\d,]+) marks\)/.exec(String(full1?.error))?.[1].replace(/,/g, '')),
+		Number(/full \(([\d,]+) entries\)/.exec(String(full1?.error))?.[1].replace(/,/g, '')),
 	).toBeGreaterThan(FULL);
 	const size = recordRow(WORKFLOW.id);
 	expect(size).toBeGreaterThan(NOTE_FROM);
@@ -336,7 +336,7 @@ test(`${UNRECORDED} new standard transfers with the record at its end: each note
 		),
 	).length;
 	const noted = notes.filter((note) =>
-		/holds [\d,]+ marks; from 50,000 on it sends new transfers without recording them/.test(note),
+		/holds [\d,]+ entries; from 50,000 on it sends new transfers without recording them/.test(note),
 	).length;
 	say(
 		`${UNRECORDED} new standard transfers at ${before} marks: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} marks`,

@@ -1,21 +1,25 @@
 /**
  * Options > Claim Held by an Earlier Step (internal transfers): an earlier step of the workflow
- * holds each row's claim (docs/queue-claims.md: a Postgres insert that one execution wins), so the
- * node keeps no record in n8n's store and says on each row whose claim it relied on. Within one
- * execution it remembers what each transfer came to, because n8n 2.41 runs a node again in the
- * same execution (Retry On Fail, also when its first output item carries an error under On Error
- * Continue) and a retry branch hands the rows to a second node: a paid transfer reads
- * ALREADY_SUBMITTED, one without a clear answer reads UNKNOWN, and neither is sent again. What the claim table does end to end, in queue mode: test/e2e/queueClaims.test.ts.
+ * holds each row's claim (docs/queue-claims.md: a Postgres insert that one execution wins). The
+ * claim is a guard more, never one instead: the node keeps its record as everywhere, so that what
+ * n8n does around it without asking the earlier step again finds what was sent: n8n's Retry of a
+ * failed execution (a new execution from the failed node, the claim step not run again), Retry On
+ * Fail (the node again in the same execution, also when its first output item carries an error
+ * under On Error Continue) and a retry branch (a second node on the error output). A paid transfer
+ * reads ALREADY_SUBMITTED, one without a clear answer UNKNOWN with its claim to settle; neither is
+ * sent again. What the claim table does end to end, in queue mode: test/e2e/queueClaims.test.ts.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import {
 	passThroughNode,
 	payoutsNode,
+	retryWorkflow,
 	runNode,
 	runWorkflow,
 	stopEngineTimers,
 } from '../../harness/engine';
+import type { RunWorkflowOptions } from '../../harness/engine';
 import { store } from '../../harness/processedData';
 import { seed, useSandbox } from '../../harness/sandbox';
 import { booked, expectEachPaidOnce, statuses, transferRequests } from './ledger';
@@ -45,21 +49,16 @@ const event = (transferId: string, amount = 10, account = seed.rechargeAccounts.
 const rows = [event('claimed_1', 10), event('claimed_2', 20)];
 /** n8n's Retry On Fail as the template's Top Up node might have it, with On Error: Continue. */
 const retried = { continueOnFail: true, retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
-const CLAIM_NOTE = 'held by an earlier step of this workflow: this node kept no record of it';
 
-test("with an earlier step's claim the node sends at once, writes nothing to n8n's store, and says whose claim it relied on", async () => {
+test("with an earlier step's claim the node still keeps its record: the same rows in another execution read ALREADY_SUBMITTED, paid once", async () => {
 	const { items, error } = await runNode(internal({ concurrency: 2 }), rows, service.credentials());
 	expect(error).toBeUndefined();
-	expect(items.map((item) => [item.json.status, item.json.claim])).toEqual([
-		['SUCCESS', CLAIM_NOTE],
-		['SUCCESS', CLAIM_NOTE],
-	]);
-	expect(store.calls).toEqual([]);
-	// Another execution is the earlier step's to stop: the node itself sends the same rows again.
-	await runNode(internal(), rows, service.credentials());
+	expect(statuses(items)).toEqual(['SUCCESS', 'SUCCESS']);
+	expect(store.calls.length).toBeGreaterThan(0);
+	// However the rows come back without the earlier step (n8n's Retry, a copy of the step's output), the record holds them.
+	const again = await runNode(internal(), rows, service.credentials());
+	expect(statuses(again.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
 	expect(booked(service.sandbox).map((transfer) => transfer.transferId)).toEqual([
-		'claimed_1',
-		'claimed_2',
 		'claimed_1',
 		'claimed_2',
 	]);
@@ -72,7 +71,7 @@ test("an unknown outcome under an earlier step's claim says to keep the claim an
 		'The outcome of the transfer is unknown: the connection was dropped before an answer came [item 0]',
 	);
 	expect(error?.description).toMatch(
-		/^The transfer may have been paid\. Keep its claim in the earlier step's table \(never give it a new Transfer ID\)\. Once no run is sending it and 10 minutes have passed \(a request that timed out can still arrive\), look up Transfer ID claimed_1 in the payouts dashboard and write what it says as the claim's outcome\./,
+		/^The transfer may have been paid\. Keep its claim in the earlier step's table \(never give it a new Transfer ID before you know\)\. Once no run is sending it and 10 minutes have passed \(a request that timed out can still arrive\), look up Transfer ID claimed_1 in the payouts dashboard and write what it says as the claim's outcome: SUCCESS or PENDING, it is paid; FAILED, or not there, it did not pay/,
 	);
 	expect(error?.context?.rows).toEqual([
 		expect.objectContaining({
@@ -82,22 +81,143 @@ test("an unknown outcome under an earlier step's claim says to keep the claim an
 			transferId: 'claimed_1',
 		}),
 	]);
-	expect(store.calls).toEqual([]);
+	// The record holds it in doubt: the same row again, by whatever way, is not sent.
+	const again = await runNode(
+		internal({}, { continueOnFail: true }),
+		rows.slice(0, 1),
+		service.credentials(),
+	);
+	expect(again.items[0].json).toMatchObject({ status: 'UNKNOWN', nextStep: 'settleClaim' });
+	expect(transferRequests(service.sandbox)).toEqual(['claimed_1']);
 });
 
-test('a Dry Run says an earlier step holds the claim; the option acts only where the node would guard', async () => {
+test('a Dry Run reads as where the node guards; with Service Refuses Repeated Transfer IDs the option does not apply', async () => {
 	const dry = await runNode(internal({ dryRun: true }), rows, service.credentials());
-	expect(dry.items[0].json.realRun).toBe(
-		'would send: an earlier step holds its claim (this node keeps no record of it)',
+	expect(dry.items[0].json.realRun).toMatch(
+		/^would send, unless the record holds this Transfer ID .* a copy of the workflow, or this workflow imported into another n8n, starts with an empty record and pays this Transfer ID again/,
 	);
-	// With Service Refuses Repeated Transfer IDs the service guards: the option does not apply, and the record is kept.
+	expect(store.calls).toEqual([]);
 	const serviceGuards = await runNode(
 		internal({ serviceRefusesRepeats: true }),
 		rows,
 		service.credentials(),
 	);
-	expect(serviceGuards.items.map((item) => item.json.claim)).toEqual([undefined, undefined]);
+	expect(statuses(serviceGuards.items)).toEqual(['SUCCESS', 'SUCCESS']);
 	expect(store.calls.length).toBeGreaterThan(0);
+});
+
+describe("n8n's Retry of a failed execution (n8n's own ExecutionService.retry): the claim step is not run again, the record holds", () => {
+	/** The template's shape: the claim step, then the node with On Error at its default (Stop Workflow). */
+	const claimed = (options: IDataObject = {}): RunWorkflowOptions => ({
+		nodes: [
+			passThroughNode('Claim the Event'),
+			{ ...payoutsNode(internal(options, { concurrency: 2 })), name: 'Top Up' },
+		],
+		connections: {
+			'Claim the Event': { main: [[{ node: 'Top Up', type: 'main', index: 0 }]] },
+		},
+		credentials: { payoutsApi: service.credentials() },
+	});
+
+	test('a batch [a refused row, a paid row] ends with an error; the Retry pays nothing twice, and the refused row once its cause is gone', async () => {
+		const workflow = claimed();
+		// The service refuses the first row once (its account not yet set up), then takes it.
+		service.sandbox.configure({
+			internalDuplicates: 'book',
+			faults: [
+				{
+					match: { transferId: 'claimed_refused' },
+					fault: 'replay',
+					status: 404,
+					body: JSON.stringify({
+						status: 'ERROR',
+						subCode: '404',
+						message: 'Recharge Account not found',
+					}),
+					times: 1,
+				},
+			],
+		});
+		const failed = await runWorkflow({
+			...workflow,
+			input: [event('claimed_refused', 15), event('claimed_paid', 25)],
+		});
+		expect(failed.error?.message).toMatch(/Recharge Account not found/);
+		expect(failed.error?.description).toContain(
+			'Running the same rows again pays none of them twice.',
+		);
+		expectEachPaidOnce(service.sandbox, [25]);
+		// The user presses Retry on the failed execution.
+		const retry = await retryWorkflow(failed, workflow);
+		expect(retry.error).toBeUndefined();
+		expect(retry.run.data.resultData.runData['Claim the Event']).toHaveLength(1);
+		expect(statuses(retry.output('Top Up'))).toEqual(['SUCCESS', 'ALREADY_SUBMITTED']);
+		expectEachPaidOnce(service.sandbox, [25, 15]);
+		// A second Retry of the same failed execution pays nothing more.
+		const second = await retryWorkflow(failed, workflow);
+		expect(statuses(second.output('Top Up'))).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
+		expectEachPaidOnce(service.sandbox, [25, 15]);
+	});
+
+	test('a batch whose one answer was lost: the Retry sends nothing again, the row reads UNKNOWN with its claim to settle', async () => {
+		const workflow = claimed();
+		service.sandbox.configure({
+			internalDuplicates: 'book',
+			faults: [{ fault: 'drop-after', times: 1 }],
+		});
+		const failed = await runWorkflow({ ...workflow, input: rows });
+		expect(failed.error?.message).toMatch(/unknown/);
+		const retry = await retryWorkflow(failed, workflow);
+		expect(retry.error?.message).toMatch(/unknown/);
+		expect(retry.error?.context?.rows).toEqual([
+			expect.objectContaining({ item: 0, status: 'UNKNOWN', nextStep: 'settleClaim' }),
+			expect.objectContaining({ item: 1, status: 'ALREADY_SUBMITTED' }),
+		]);
+		expect(transferRequests(service.sandbox)).toEqual(['claimed_1', 'claimed_2']);
+		expectEachPaidOnce(service.sandbox, [10, 20]);
+	});
+
+	test("Pay Again on Every Run: the Retry sends the failed execution's Transfer IDs and pays nothing twice; a new execution pays again, as its words said", async () => {
+		const everyRun = (options: IDataObject = {}): RunWorkflowOptions => ({
+			nodes: [
+				passThroughNode('Rows'),
+				{
+					...payoutsNode({
+						type: 'payoutsTransfer',
+						parameters: {
+							operation: 'internalTransfer',
+							amount: '={{ $json.amount }}',
+							rechargeAccount: '={{ $json.account }}',
+							options: { payEveryRun: true, concurrency: 2, ...options },
+						},
+					}),
+					name: 'Pay',
+				},
+			],
+			connections: { Rows: { main: [[{ node: 'Pay', type: 'main', index: 0 }]] } },
+			credentials: { payoutsApi: service.credentials() },
+		});
+		const workflow = everyRun();
+		const refused = { amount: 15, account: seed.rechargeAccounts.unknown };
+		const paid = { amount: 25, account: seed.rechargeAccounts.configured };
+		service.sandbox.configure({ internalDuplicates: 'book' });
+		const failed = await runWorkflow({ ...workflow, input: [refused, paid] });
+		expect(failed.error?.description).toContain(
+			"Options > 'Pay Again on Every Run' is on: running the same rows again in a new execution pays item 1 again; n8n's Retry of this execution does not. Run only the rows that need you.",
+		);
+		expect(failed.error?.description).not.toContain('pays none of them twice');
+		// The account is still unknown: the Retry fails again on that row, and pays the other nothing more.
+		const retry = await retryWorkflow(failed, workflow);
+		expect(retry.error?.context?.rows).toEqual([
+			expect.objectContaining({ item: 0, status: 'ERROR', nextStep: 'fixRow' }),
+			expect.objectContaining({ item: 1, status: 'ALREADY_SUBMITTED' }),
+		]);
+		expectEachPaidOnce(service.sandbox, [25]);
+		// A new execution is a new payment, as the option and the error said.
+		const rerun = await runWorkflow({ ...workflow, input: [paid] });
+		expect(statuses(rerun.output('Pay'))).toEqual(['SUCCESS']);
+		expect(booked(service.sandbox).map((transfer) => transfer.amount)).toEqual([25, 25]);
+	});
 });
 
 describe("n8n 2.41's Retry On Fail runs the node again while its first item carries an error (On Error: Continue)", () => {
@@ -118,7 +238,6 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 			status: 'ALREADY_SUBMITTED',
 			firstStatus: 'SUCCESS',
 			transferId: 'claimed_paid',
-			claim: CLAIM_NOTE,
 		});
 	});
 
@@ -159,7 +278,7 @@ describe("n8n 2.41's Retry On Fail runs the node again while its first item carr
 			status: 'UNKNOWN',
 			nextStep: 'settleClaim',
 			error:
-				'The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came [item 0]',
+				'The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now [item 0]',
 		});
 		expect(transferRequests(service.sandbox)).toEqual(['evt_43']);
 		expectEachPaidOnce(service.sandbox, [43]);

@@ -259,18 +259,16 @@ describe('a step after the node fails, and the documented re-run (report 1)', ()
 });
 
 describe('a weekly top-up keyed by its week (report 2)', () => {
-	test("week 2's Retry, after an earlier step failed, pays week 2; a second Retry pays nothing", async () => {
+	test("week 2's run, after an earlier step failed, pays week 2; running it again pays nothing", async () => {
 		const week = (n: number) => [topUp(100, `2026-W${n}-a`), topUp(200, `2026-W${n}-b`)];
 		await runNode(internal(), week(47), service.credentials(), { executionId: 'week-47' });
-		// Week 48: the step before the node failed, so the node never ran; the user presses Retry.
+		// Week 48: the step before the node failed, so the node never ran; the user runs it again.
 		const retry = await runNode(internal(), week(48), service.credentials(), {
 			executionId: 'week-48-retry',
-			mode: 'retry',
 		});
 		expect(statuses(retry.items)).toEqual(['SUCCESS', 'SUCCESS']);
 		const again = await runNode(internal(), week(48), service.credentials(), {
 			executionId: 'week-48-retry-2',
-			mode: 'retry',
 		});
 		expect(statuses(again.items)).toEqual(['ALREADY_SUBMITTED', 'ALREADY_SUBMITTED']);
 		expectPaidOnce([{ amount: 100 }, { amount: 200 }, { amount: 100 }, { amount: 200 }]);
@@ -589,7 +587,7 @@ describe('a row that needs a person never blocks the others', () => {
 		const rows = [row('lost_1'), row('lost_2'), row('lost_3'), row('lost_4'), row('lost_5')];
 		const { error } = await runNode(standard({}, { concurrency: 3 }), rows, service.credentials());
 		expect(error?.message).toMatch(
-			/^2 rows were not paid and need you; the first: The outcome of the transfer is unknown: .*\[item 1\]$/,
+			/^2 rows are in doubt \(they may have been paid\) and need you; the first: The outcome of the transfer is unknown: .*\[item 1\]$/,
 		);
 		expect(error?.description).toMatch(
 			/1 other row needs you too: item 2: UNKNOWN \(runAgain\): The outcome of the transfer is unknown/,

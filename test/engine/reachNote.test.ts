@@ -113,7 +113,7 @@ test.each([
 		for (const note of notes.filter((entry) => entry !== undefined)) {
 			expect(note).toMatch(
 				new RegExp(
-					`^The record of sent transfers holds 48,\\d{3} marks; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`,
+					`^The record of sent transfers holds 48,\\d{3} entries; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`,
 				),
 			);
 		}
@@ -163,7 +163,7 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 			nextStep: 'fixRow',
 			error: expect.stringMatching(
 				new RegExp(
-					`^Not sent: this workflow's record of sent top-ups is full \\(50,0\\d\\d marks\\) \\[item ${index}\\]$`,
+					`^Not sent: this workflow's record of sent top-ups is full \\(50,0\\d\\d entries\\) \\[item ${index}\\]$`,
 				),
 			),
 			hint: expect.stringMatching(

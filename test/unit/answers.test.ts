@@ -323,27 +323,38 @@ describe('redactor: every form a secret may come back in', () => {
 	});
 });
 
-/** Who refuses a repeat, for the operations where it can be so (card and standard: always the service). */
-const SPEAKERS: Array<[Transfer, RepeatGuard]> = [
+/**
+ * Who refuses a repeat, for the operations where it can be so (card and standard: always the
+ * service); `claim`: the node, with an earlier step's claim before it (Options > Claim Held by an
+ * Earlier Step), which changes the words, not the guard.
+ */
+type Who = RepeatGuard | 'claim';
+const SPEAKERS: Array<[Transfer, Who]> = [
 	['cardTransfer', 'service'],
 	['standardTransfer', 'service'],
 	['internalTransfer', 'node'],
-	['internalTransfer', 'earlierStep'],
+	['internalTransfer', 'claim'],
 	['internalTransfer', 'service'],
 ];
+/** The speaker of a transfer's words, for who refuses a repeat. */
+const speakerOf = (operation: Transfer, who: Who) => ({
+	operation: OPERATIONS[operation],
+	guard: who === 'claim' ? ('node' as const) : who,
+	options: { claimHeldEarlier: who === 'claim' },
+});
 
 /** What the row reads: paid items, or [status, nextStep, retryable, what else the failure says]. */
 type Reads = 'paid' | [Failure['status'], NextStep, boolean, Partial<Failure>?];
-const same = (reads: Reads): Record<RepeatGuard, Reads> => ({
+const same = (reads: Reads): Record<Who, Reads> => ({
 	service: reads,
 	node: reads,
-	earlierStep: reads,
+	claim: reads,
 });
 /** No clear answer to a transfer: it may have been paid. Sent again only where the service refuses a repeat. */
-const unknown = (extra: Partial<Failure> = {}): Record<RepeatGuard, Reads> => ({
+const unknown = (extra: Partial<Failure> = {}): Record<Who, Reads> => ({
 	service: ['UNKNOWN', 'runAgain', true, extra],
 	node: ['UNKNOWN', 'settleFromDashboard', false, extra],
-	earlierStep: ['UNKNOWN', 'settleClaim', false, extra],
+	claim: ['UNKNOWN', 'settleClaim', false, extra],
 });
 
 /** Each kind of answer a transfer meets: its body (by operation where the service words it so), how it is judged, what the row reads by guard. */
@@ -351,7 +362,7 @@ const TRANSFER_ANSWERS: Array<{
 	what: string;
 	answer: (operation: Transfer) => Answer;
 	judged: Judgement['kind'];
-	reads: Record<RepeatGuard, Reads>;
+	reads: Record<Who, Reads>;
 }> = [
 	{
 		what: 'SUCCESS',
@@ -502,14 +513,12 @@ const TRANSFER_ANSWERS: Array<{
 ];
 
 const TRANSFER_CASES = TRANSFER_ANSWERS.flatMap((answer) =>
-	SPEAKERS.map(
-		([operation, guard]): [string, Transfer, RepeatGuard, (typeof TRANSFER_ANSWERS)[number]] => [
-			answer.what,
-			operation,
-			guard,
-			answer,
-		],
-	),
+	SPEAKERS.map(([operation, guard]): [string, Transfer, Who, (typeof TRANSFER_ANSWERS)[number]] => [
+		answer.what,
+		operation,
+		guard,
+		answer,
+	]),
 );
 
 describe('a transfer: each kind of answer, judged and said, by who guards', () => {
@@ -518,7 +527,8 @@ describe('a transfer: each kind of answer, judged and said, by who guards', () =
 		(_, operation, guard, { answer, judged, reads }) => {
 			const judgement = judge(operation, answer(operation));
 			expect(judgement.kind).toBe(judged);
-			const outcome = say(ROWS[operation], judgement, { operation: OPERATIONS[operation], guard });
+			const speaker = speakerOf(operation, guard);
+			const outcome = say(ROWS[operation], judgement, speaker);
 			const expected = reads[guard];
 			if (expected === 'paid') {
 				expect(outcome).toEqual({
@@ -533,7 +543,7 @@ describe('a transfer: each kind of answer, judged and said, by who guards', () =
 				retryable: canResend,
 				...extra,
 			});
-			expect(retryable(judgement, OPERATIONS[operation], guard)).toBe(canResend);
+			expect(retryable(judgement, OPERATIONS[operation], speaker.guard)).toBe(canResend);
 			// What the service said, and what the node says, never holds a secret, not even a part of one.
 			expect(partsShown(outcome)).toEqual([]);
 			expect(partsShown(judgement)).toEqual([]);
@@ -546,13 +556,10 @@ describe('a transfer: what it says, word for word', () => {
 	const speak = (
 		operation: Transfer,
 		answer: Answer,
-		guard: RepeatGuard,
+		guard: Who,
 		entry: Planned = ROWS[operation],
 	) => {
-		const outcome = say(entry, judge(operation, answer, entry.params), {
-			operation: OPERATIONS[operation],
-			guard,
-		});
+		const outcome = say(entry, judge(operation, answer, entry.params), speakerOf(operation, guard));
 		if (!('failure' in outcome)) throw new Error(`paid: ${JSON.stringify(outcome)}`);
 		return outcome.failure;
 	};
@@ -667,27 +674,50 @@ describe('a transfer: what it says, word for word', () => {
 		);
 	});
 
-	test('a timeout where an earlier step holds the claim: keep the claim and write its outcome', () => {
-		expect(speak('internalTransfer', noAnswer({ code: 'ETIMEDOUT' }), 'earlierStep').hint).toMatch(
-			/^The transfer may have been paid\. Keep its claim in the earlier step's table \(never give it a new Transfer ID\)\./,
+	test('a timeout where an earlier step holds the claim: keep the claim and write its outcome; not paid, a new Transfer ID', () => {
+		const { hint } = speak('internalTransfer', noAnswer({ code: 'ETIMEDOUT' }), 'claim');
+		expect(hint).toMatch(
+			/^The transfer may have been paid\. Keep its claim in the earlier step's table \(never give it a new Transfer ID before you know\)\./,
+		);
+		expect(hint).toContain(
+			'FAILED, or not there, it did not pay, and this node never sends it again under Transfer ID topup-2026-11-27 (its record holds it in doubt): pay it under a new Transfer ID.',
 		);
 	});
 
-	test('a timeout of a Transfer ID made for this run: running again is a new transfer, so look it up first', () => {
+	test('a timeout of a Transfer ID made for this execution: a new execution is a new transfer, so look it up first', () => {
 		const entry = plan(
 			OPERATIONS.internalTransfer,
 			{ amount: '500', rechargeAccount: 'RECHARGE001' },
 			0,
-			{ workflowId: 'wf1', nodeId: 'n1', executionId: 'ex1', runIndex: 0, payEveryRun: true },
+			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
 		);
 		expect(entry.madeForRun).toBe(true);
-		for (const guard of ['node', 'service', 'earlierStep'] as const) {
+		for (const guard of ['node', 'service', 'claim'] as const) {
 			const failure = speak('internalTransfer', noAnswer({ code: 'ETIMEDOUT' }), guard, entry);
 			expect([failure.status, failure.nextStep]).toEqual(['UNKNOWN', 'lookUp']);
 			expect(failure.hint).toContain(
-				`Its Transfer ID ${String(entry.transferId)} was made for this run`,
+				`Its Transfer ID ${String(entry.transferId)} was made for this execution (Options > 'Pay Again on Every Run'): n8n's Retry of this execution sends it again under the same Transfer ID`,
 			);
 		}
+	});
+
+	test("a refused row of a Transfer ID made for this execution: run only this row again, or a new execution pays the batch's paid rows again", () => {
+		const entry = plan(
+			OPERATIONS.internalTransfer,
+			{ amount: '500', rechargeAccount: 'RECHARGE001' },
+			0,
+			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
+		);
+		const refused = readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found'));
+		const failure = speak('internalTransfer', refused, 'node', entry);
+		expect([failure.status, failure.nextStep]).toEqual(['ERROR', 'fixRow']);
+		expect(failure.hint).toMatch(
+			/Run only this row again: with Options > 'Pay Again on Every Run' a new execution pays every row it is given again, the ones paid in this execution too\.$/,
+		);
+		// A row with a key of its own is paid once in any run: no such warning.
+		expect(speak('internalTransfer', refused, 'node').hint).not.toContain(
+			'Run only this row again',
+		);
 	});
 
 	test('201 "no response from bank": the row\'s own words first, then what to do', () => {
@@ -1021,8 +1051,7 @@ describe('what the node says of a row the record or the run kept from being sent
 			'runAgain',
 			/could not record the transfer/,
 		],
-		[{ kind: 'recordFull', size: 50000 }, 'ERROR', 'fixRow', /is full \(50,000 marks\)/],
-		[{ kind: 'sentEarlierInExecution' }, 'UNKNOWN', 'settleClaim', /this execution sent it before/],
+		[{ kind: 'recordFull', size: 50000 }, 'ERROR', 'fixRow', /is full \(50,000 entries\)/],
 		[
 			{ kind: 'earlierNodeInDoubt', earlier: { status: 'UNKNOWN', transferId: 'other-1' } },
 			'UNKNOWN',

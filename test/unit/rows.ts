@@ -42,7 +42,7 @@ export const CLOCK: Clock = {
 export const ORIGIN: TransferOrigin = {
 	workflowId: 'wf1',
 	nodeId: 'node1',
-	executionId: 'ex1',
+	runId: 'run1',
 	runIndex: 0,
 	itemIndex: 0,
 	payEveryRun: false,

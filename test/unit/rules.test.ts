@@ -761,29 +761,31 @@ describe("internal transfer: the Transfer ID made for a row without one passes t
 		);
 	});
 
-	test('the same key and account are the same transfer in any run; another account or workflow, another', () => {
+	test('the same key and account are the same transfer in any run, node, copy of the workflow or n8n; another account or key, another', () => {
 		const key = { rechargeAccount: 'RECHARGE001', topUpKey: 'evt1' };
 		const first = make(key);
 		expect(
 			make(key, {
 				...ORIGIN,
-				executionId: 'ex2',
+				runId: 'run2',
 				runIndex: 3,
 				itemIndex: 7,
 				nodeId: 'retryBranch',
 			}),
 		).toBe(first);
+		// A copy of the workflow, or the workflow in another n8n, sends the same Transfer ID: where the service refuses repeats, it refuses it.
+		expect(make(key, { ...ORIGIN, workflowId: 'wf2' })).toBe(first);
 		expect(make({ ...key, rechargeAccount: 'RECHARGE002' })).not.toBe(first);
-		expect(make(key, { ...ORIGIN, workflowId: 'wf2' })).not.toBe(first);
+		expect(make({ ...key, topUpKey: 'evt2' })).not.toBe(first);
 	});
 
-	test('Pay Again on Every Run: one ID per run and row, the same on Retry On Fail (the same run)', () => {
+	test("Pay Again on Every Run: one ID per run and row, the same on Retry On Fail and n8n's Retry (the same run)", () => {
 		const params = { rechargeAccount: 'RECHARGE001' };
 		const origin = { ...ORIGIN, payEveryRun: true };
 		const first = make(params, origin);
 		expect(first).toMatch(/^run-[0-9a-f]{36}$/);
 		expect(make(params, origin)).toBe(first);
-		expect(make(params, { ...origin, executionId: 'ex2' })).not.toBe(first);
+		expect(make(params, { ...origin, runId: 'run2' })).not.toBe(first);
 		expect(make(params, { ...origin, runIndex: 1 })).not.toBe(first);
 		expect(make(params, { ...origin, itemIndex: 1 })).not.toBe(first);
 	});

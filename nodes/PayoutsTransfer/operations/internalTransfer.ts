@@ -24,12 +24,13 @@ const digest = (parts: unknown[], length: number) =>
 /**
  * A row without a Transfer ID gets one the user can see before it is sent (in the output and in a
  * dry run), never a guess from how n8n ran the node:
- * - with a Top-Up Key: made of the key, the recharge account and the workflow; the same key for
- *   the same account makes the same ID in any run and in any Payouts Transfer node of the workflow
- *   (a retry branch), so it is paid once. Its first characters show the key, so the transfer is
- *   easy to find in the dashboard;
- * - with Options > Pay Again on Every Run: made of the execution, the node's run and the row, so
- *   each run is a new transfer, while n8n's Retry On Fail (the same run again) is not.
+ * - with a Top-Up Key: made of the key and the recharge account only, what the user typed. The
+ *   same key for the same account is the same Transfer ID in any run, any Payouts Transfer node, a
+ *   copy of the workflow and another n8n: where the service refuses a repeat, it refuses it there
+ *   too. Its first characters show the key, so the transfer is easy to find in the dashboard;
+ * - with Options > Pay Again on Every Run: made of the execution's run, the node's run and the row,
+ *   so each new execution is a new transfer, while n8n's Retry of a failed execution and Retry On
+ *   Fail (the same run again) are not.
  */
 function transferIdOf(
 	transfer: { topUpKey?: string; rechargeAccount?: string },
@@ -38,12 +39,12 @@ function transferIdOf(
 	if (transfer.topUpKey !== undefined) {
 		const shown = transfer.topUpKey.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 15) || 'key';
 		return {
-			transferId: `${shown}-${digest([origin.workflowId, transfer.rechargeAccount, transfer.topUpKey], MAX_ID - shown.length - 1)}`,
+			transferId: `${shown}-${digest([transfer.rechargeAccount, transfer.topUpKey], MAX_ID - shown.length - 1)}`,
 		};
 	}
 	if (origin.payEveryRun)
 		return {
-			transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.executionId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}`,
+			transferId: `run-${digest([origin.workflowId, origin.nodeId, origin.runId, origin.runIndex, origin.itemIndex], MAX_ID - 4)}`,
 		};
 	return {
 		issue:
@@ -80,7 +81,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			placeholder: 'e.g. {{ $json.body.eventId }}',
 			description:
-				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 25,000 top-ups), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day",
+				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 25,000), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day. A copy of the workflow or another n8n keeps a record of its own and pays a key again, unless the service refuses repeats.",
 		},
 		additionalFields([
 			{

@@ -110,17 +110,18 @@ const payEveryRun: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every run: a re-run, n8n's Retry of an execution or a redelivered event pays them again (Retry On Fail does not)",
+		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every execution: running them again or a redelivered event pays them again; n8n's Retry of a failed execution, Retry On Fail and a retry branch do not",
 };
 
-// Internal top-ups in queue mode: the node's own record holds in one n8n process only (docs/queue-claims.md).
+// Internal top-ups in queue mode: the node's own record holds in one n8n process only (docs/queue-claims.md);
+// the claim is a guard more, the record is kept as everywhere.
 const claimHeldEarlier: INodeProperties = {
 	displayName: 'Claim Held by an Earlier Step',
 	name: 'claimHeldEarlier',
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts): for queue mode. The node then keeps no record of it.",
+		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts): needed for top-ups on queue-mode workers. The node keeps its own record as well.",
 };
 
 const serviceRefusesRepeats: INodeProperties = {

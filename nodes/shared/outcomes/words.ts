@@ -129,21 +129,16 @@ function notPaidByDashboard(entry: Planned, word: string): Failure {
 }
 
 /** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
-function unknownWords(entry: Planned, guard: RepeatGuard): Pick<Failure, 'hint' | 'nextStep'> {
+function unknownWords(entry: Planned, speaker: Speaker): Pick<Failure, 'hint' | 'nextStep'> {
 	const transferId = transferIdOf(entry);
 	if (entry.madeForRun) {
 		return {
-			hint: `The transfer may have been paid. Its Transfer ID ${transferId} was made for this run (Options > 'Pay Again on Every Run'), so running the row again is a new transfer. ${ONCE_SETTLED}, look Transfer ID ${transferId} up in the dashboard: paid there, it is paid; not there, or failed, run the row again to pay it.`,
+			hint: `The transfer may have been paid. Its Transfer ID ${transferId} was made for this execution (Options > 'Pay Again on Every Run'): n8n's Retry of this execution sends it again under the same Transfer ID and reads what it came to, while running the row in a new execution is a new transfer. ${ONCE_SETTLED}, look Transfer ID ${transferId} up in the dashboard: paid there, it is paid; not there, or failed, run the row again to pay it.`,
 			nextStep: 'lookUp',
 		};
 	}
-	if (guard === 'earlierStep') {
-		return {
-			hint: `The transfer may have been paid. Keep its claim in the earlier step's table (never give it a new Transfer ID). ${ONCE_SETTLED}, look up Transfer ID ${transferId} in the payouts dashboard and write what it says as the claim's outcome.`,
-			nextStep: 'settleClaim',
-		};
-	}
-	if (guard === 'service') {
+	if (speaker.options?.claimHeldEarlier) return claimWords(transferId);
+	if (guardOf(speaker) === 'service') {
 		return {
 			hint: `The transfer may have been paid. Run the row again with the same Transfer ID (${transferId}): the service refuses a second transfer with it, so the row then reads SUCCESS (the first never arrived) or says the service holds it. Never give it a new Transfer ID while its outcome is unknown.`,
 			nextStep: 'runAgain',
@@ -152,18 +147,37 @@ function unknownWords(entry: Planned, guard: RepeatGuard): Pick<Failure, 'hint' 
 	return { hint: settleAdvice(transferId), nextStep: 'settleFromDashboard' };
 }
 
+/** Who refuses a repeat: as the run says, else by the operation. */
+const guardOf = ({ guard, operation }: Speaker): RepeatGuard =>
+	guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node');
+
+/**
+ * Options > Claim Held by an Earlier Step: a transfer in doubt is settled in the earlier step's
+ * table (later deliveries are answered from it), and, as anywhere the node guards, never sent again
+ * under its Transfer ID once in doubt.
+ */
+function claimWords(transferId: string): Pick<Failure, 'hint' | 'nextStep'> {
+	return {
+		hint: `The transfer may have been paid. Keep its claim in the earlier step's table (never give it a new Transfer ID before you know). ${ONCE_SETTLED}, look up Transfer ID ${transferId} in the payouts dashboard and write what it says as the claim's outcome: SUCCESS or PENDING, it is paid; FAILED, or not there, it did not pay, and this node never sends it again under Transfer ID ${transferId} (its record holds it in doubt): pay it under a new Transfer ID.`,
+		nextStep: 'settleClaim',
+	};
+}
+
 /** Where the node guards a transfer, an unknown outcome is settled from the dashboard. */
 export function settleAdvice(transferId: string): string {
 	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. ${ONCE_SETTLED}, export the payouts dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION} (${DASHBOARD_WORDS.paid.join(' or ')}: paid; ${[...DASHBOARD_WORDS.failed, ...DASHBOARD_WORDS.notFound].join(', ')}: not paid, pay it under a new key), then run the row again. Never give it a new Transfer ID before that.`;
 }
 
 /** Where the node guards: sent before without a clear answer (or another execution is sending it now): not sent again. */
-function inDoubt(entry: Planned): Failure {
+function inDoubt(entry: Planned, speaker: Speaker): Failure {
+	const words = speaker.options?.claimHeldEarlier
+		? claimWords(transferIdOf(entry))
+		: { hint: settleAdvice(transferIdOf(entry)), nextStep: 'settleFromDashboard' as const };
 	return failure({
 		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now ${item(entry)}`,
-		hint: `Not sent again. ${settleAdvice(transferIdOf(entry))}`,
+		hint: `Not sent again. ${words.hint}`,
 		status: 'UNKNOWN',
-		nextStep: 'settleFromDashboard',
+		nextStep: words.nextStep,
 	});
 }
 
@@ -237,21 +251,11 @@ function recordFailure(entry: Planned, reason: string): Failure {
 /** Where the node guards: the record takes on no new top-up, so that n8n never forgets one it holds. */
 function recordFull(entry: Planned, size: number): Failure {
 	return failure({
-		message: `Not sent: this workflow's record of sent top-ups is full (${size.toLocaleString('en-US')} marks) ${item(entry)}`,
-		hint: "Nothing was sent. The node takes on no new top-up so that it never forgets one it paid. Move new top-ups to a copy of this workflow (a new record), or, in queue mode, to a Postgres claim (Options > 'Claim Held by an Earlier Step'), or, if your service refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'.",
+		message: `Not sent: this workflow's record of sent top-ups is full (${size.toLocaleString('en-US')} entries) ${item(entry)}`,
+		hint: "Nothing was sent. The node takes on no new top-up so that it never forgets one it paid. Send new top-ups from a copy of this workflow (a new, empty record: a key this workflow paid would be paid again there, so give the copy new keys only), or, if your service refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'.",
 		status: 'ERROR',
 		nextStep: 'fixRow',
 		stopsBatch: true,
-	});
-}
-
-/** Sent before in this execution (n8n ran the node again, or an earlier Payouts Transfer node sent it) without a clear answer, where an earlier step holds the claim. */
-function sentEarlierInExecution(entry: Planned): Failure {
-	return failure({
-		message: `The outcome of the transfer is unknown: this execution sent it before (n8n ran the node again, or an earlier Payouts Transfer node sent it) and no clear answer came ${item(entry)}`,
-		hint: `Not sent again. Keep its claim in the earlier step's table (never give it a new Transfer ID). ${ONCE_SETTLED}, look up Transfer ID ${transferIdOf(entry)} in the payouts dashboard and write what it says as the claim's outcome.`,
-		nextStep: 'settleClaim',
-		status: 'UNKNOWN',
 	});
 }
 
@@ -301,7 +305,8 @@ const ANSWER_WORDS: {
 		}),
 	}),
 	repeatRefused: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
-	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, { operation, guard }) => {
+	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, speaker) => {
+		const { operation } = speaker;
 		if (!operation.movesMoney) {
 			return {
 				failure: failure({
@@ -316,10 +321,7 @@ const ANSWER_WORDS: {
 			};
 		}
 		// A transfer without a clear answer may have moved money: say so, never guess.
-		const words = unknownWords(
-			entry,
-			guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node'),
-		);
+		const words = unknownWords(entry, speaker);
 		return {
 			failure: failure({
 				message: `The outcome of the transfer is unknown: ${what} ${item(entry)}`,
@@ -379,15 +381,15 @@ export type RowVerdict =
 	| { kind: 'notSentAfter'; stopped: Failure }
 	| { kind: 'recordFailed'; reason: string }
 	| { kind: 'recordFull'; size: number }
-	| { kind: 'sentEarlierInExecution' }
 	| { kind: 'earlierNodeInDoubt'; earlier: EarlierReport };
 
 export type Verdict = Judgement | RowVerdict;
 
-/** Who speaks: the operation, and who refuses a repeat of its transfers. */
+/** Who speaks: the operation, who refuses a repeat of its transfers, and the options that change the words. */
 export interface Speaker {
 	operation: PayoutOperation;
 	guard?: RepeatGuard;
+	options?: { claimHeldEarlier?: boolean; payEveryRun?: boolean };
 }
 
 const ROW_WORDS: {
@@ -402,22 +404,33 @@ const ROW_WORDS: {
 	heldByService: (entry, { said, predates }) => ({ failure: heldByService(entry, said, predates) }),
 	cannotPayUnder: (entry, { word }) => ({ failure: cannotPayUnder(entry, word) }),
 	notPaidByDashboard: (entry, { word }) => ({ failure: notPaidByDashboard(entry, word) }),
-	inDoubt: (entry) => ({ failure: inDoubt(entry) }),
+	inDoubt: (entry, _verdict, speaker) => ({ failure: inDoubt(entry, speaker) }),
 	otherValues: (entry) => ({ failure: otherValues(entry) }),
 	refusedResend: (entry, { refusal }, speaker) => {
-		const said = say(entry, refusal, speaker);
+		const said = words(entry, refusal, speaker);
 		return 'failure' in said ? { failure: refusedResend(entry, said.failure) } : said;
 	},
 	stoppedBeforeSending: (entry) => ({ failure: stoppedBeforeSending(entry) }),
 	notSentAfter: (entry, { stopped }) => ({ failure: notSentAfter(entry, stopped) }),
 	recordFailed: (entry, { reason }) => ({ failure: recordFailure(entry, reason) }),
 	recordFull: (entry, { size }) => ({ failure: recordFull(entry, size) }),
-	sentEarlierInExecution: (entry) => ({ failure: sentEarlierInExecution(entry) }),
 	earlierNodeInDoubt: (entry, { earlier }) => ({ failure: earlierNodeInDoubt(entry, earlier) }),
 };
 
 /** What the node says of a row: its output items, or a failure in the user's words. */
 export function say(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
+	const outcome = words(entry, verdict, speaker);
+	if ('failure' in outcome && entry.madeForRun && RUN_AGAIN.includes(outcome.failure.nextStep))
+		outcome.failure.hint = `${outcome.failure.hint} ${ONLY_THIS_ROW}`;
+	return outcome;
+}
+
+/** Steps that run a row again: under Pay Again on Every Run, running the whole batch again pays its paid rows again. */
+const RUN_AGAIN: Failure['nextStep'][] = ['runAgain', 'fixRow'];
+const ONLY_THIS_ROW =
+	"Run only this row again: with Options > 'Pay Again on Every Run' a new execution pays every row it is given again, the ones paid in this execution too.";
+
+function words(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
 	if (verdict.kind in ANSWER_WORDS) {
 		const judged = verdict as Judgement;
 		const outcome = (

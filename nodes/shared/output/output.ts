@@ -109,9 +109,10 @@ function rowsOf(outcomes: Outcomes, paramsOf: Map<number, Params>): IDataObject[
 export function throwIfAnyFailed(
 	node: Node,
 	outcomes: Outcomes,
-	sentItems: number[] | undefined,
+	sent: { items: number[]; madeForRun: Set<number> } | undefined,
 	paramsOf: Map<number, Params>,
 ) {
+	const sentItems = sent?.items;
 	const failed = [...outcomes.entries()]
 		.filter((entry): entry is [number, { failure: Failure }] => 'failure' in entry[1])
 		.sort(([a], [b]) => a - b);
@@ -127,10 +128,11 @@ export function throwIfAnyFailed(
 		others.length > 0
 			? ` ${others.length} other row${others.length > 1 ? 's' : ''} need${others.length > 1 ? '' : 's'} you too: ${others.join('; ')}.`
 			: '';
-	const sent = sentItems
+	const sentWords = sent
 		? ` ${sentNote(
-				sentItems.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)),
+				sent.items.filter((index) => !failed.some(([failedIndex]) => failedIndex === index)),
 				outcomes,
+				sent.madeForRun,
 			)}`
 		: '';
 	const before = [...outcomes.entries()]
@@ -151,17 +153,46 @@ export function throwIfAnyFailed(
 		failed.length > 1
 			? {
 					...first,
-					message: `${failed.length} rows were not paid and need you; the first: ${first.message}`,
+					message: `${needYou(failed.map(([, { failure }]) => failure))}; the first: ${first.message}`,
 				}
 			: first,
-		`${listed}${sent}${paidBefore}`.trim(),
+		`${listed}${sentWords}${paidBefore}`.trim(),
 	);
 	Object.assign(error.context, { rows: rowsOf(outcomes, paramsOf) });
 	throw error;
 }
 
-/** Every other row whose request went out in this run, with what is known of it and its bank references. */
-function sentNote(sentItems: number[], outcomes: Outcomes): string {
+/** What the rows that need the user are, by status: a row in doubt may have been paid, and is never called unpaid. */
+const WHAT_THEY_ARE: Record<Failure['status'], { alone: string; part: string }> = {
+	ERROR: { alone: 'were not paid', part: 'not paid' },
+	UNKNOWN: {
+		alone: 'are in doubt (they may have been paid)',
+		part: 'in doubt, may have been paid',
+	},
+	ALREADY_EXISTS: {
+		alone: 'are held by the service under their Transfer ID',
+		part: 'held by the service under their Transfer ID',
+	},
+};
+
+/** "3 rows were not paid and need you", or, of rows of several kinds, "3 rows need you (2 not paid, 1 in doubt, …)". */
+function needYou(failures: Failure[]): string {
+	const counts = (Object.keys(WHAT_THEY_ARE) as Array<Failure['status']>)
+		.map((status) => ({ status, count: failures.filter((f) => f.status === status).length }))
+		.filter(({ count }) => count > 0);
+	if (counts.length === 1)
+		return `${failures.length} rows ${WHAT_THEY_ARE[counts[0].status].alone} and need you`;
+	const parts = counts.map(({ status, count }) => `${count} ${WHAT_THEY_ARE[status].part}`);
+	return `${failures.length} rows need you (${parts.join(', ')})`;
+}
+
+/**
+ * Every other row whose request went out in this run, with what is known of it and its bank
+ * references, and what running the same rows again does to them: nothing where each has a key of
+ * its own; where a Transfer ID was made for this execution (Pay Again on Every Run), a new
+ * execution pays those rows again.
+ */
+function sentNote(sentItems: number[], outcomes: Outcomes, madeForRun: Set<number>): string {
 	if (sentItems.length === 0) return 'No other transfer was sent in this run.';
 	const describe = (index: number) => {
 		const outcome = outcomes.get(index);
@@ -176,12 +207,15 @@ function sentNote(sentItems: number[], outcomes: Outcomes): string {
 			.join(', ');
 		return `item ${index}: ${String(status)}${references ? ` (${references})` : ''}`;
 	};
+	const again = sentItems.filter((index) => madeForRun.has(index)).sort((a, b) => a - b);
+	const rerun =
+		again.length > 0
+			? `Options > 'Pay Again on Every Run' is on: running the same rows again in a new execution pays item${again.length > 1 ? 's' : ''} ${again.join(', ')} again; n8n's Retry of this execution does not. Run only the rows that need you.`
+			: 'Running the same rows again pays none of them twice.';
 	return `Sent in this run: ${[...sentItems]
 		.sort((a, b) => a - b)
 		.map(describe)
-		.join(
-			'; ',
-		)}. Running the same rows again pays none of them twice: each reads ALREADY_SUBMITTED.`;
+		.join('; ')}. ${rerun}`;
 }
 
 export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {

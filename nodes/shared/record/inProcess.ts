@@ -3,10 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 /**
  * What this n8n process knows beyond the store: which transfers its executions are sending right
  * now (a second execution of the same transfer waits for the first instead of racing it), the
- * clear answers they got (a repeat reads ALREADY_SUBMITTED with the first answer's references),
- * and, per execution, what each transfer of it came to (n8n's Retry On Fail runs a node again in
- * the same execution, and a retry branch sends its rows to a second node). Memory only: a restart
- * forgets it; the store keeps the record.
+ * clear answers they got (a repeat reads ALREADY_SUBMITTED with the first answer's references).
+ * Memory only: a restart forgets it; the store keeps the record.
  */
 
 /** The service's clear answer to a request of this process: its status and references. */
@@ -39,22 +37,4 @@ export async function takeTurn(key: string): Promise<() => void> {
 		if (inFlight.get(key) === mine) inFlight.delete(key);
 		done();
 	};
-}
-
-/** What a transfer came to in an execution: paid (its output item), or sent without a clear answer. */
-export type SentInExecution = { paid: IDataObject } | { unknown: true };
-
-const MAX_EXECUTIONS = 200;
-const executions = new Map<string, Map<string, SentInExecution>>();
-
-/** What each transfer sent in this execution came to, by the transfer's key (Transfer ID and values). */
-export function sentInExecution(executionId: string): Map<string, SentInExecution> {
-	let sent = executions.get(executionId);
-	if (!sent) {
-		sent = new Map();
-		executions.set(executionId, sent);
-		if (executions.size > MAX_EXECUTIONS)
-			executions.delete(executions.keys().next().value as string);
-	}
-	return sent;
 }

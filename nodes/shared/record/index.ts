@@ -6,7 +6,7 @@ import { firstAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { FirstAnswer } from './inProcess';
 import { Journal, RecordFull, ROOM_FOR_NEW } from './journal';
 import { marks } from './marks';
-import type { DashboardStatus } from '../types';
+import type { DashboardStatus, RepeatGuard } from '../types';
 
 /**
  * The node's record of the transfers it sent: an idempotency ledger in n8n's processed-data store
@@ -32,9 +32,6 @@ import type { DashboardStatus } from '../types';
  *   service guards, sends it without a record).
  * - Dry Runs write nothing (`dryRunsWriteNothing`): they never call the record.
  */
-
-/** Who refuses a second transfer with the same Transfer ID: the service, or this node's record. */
-export type Guard = 'service' | 'node';
 
 /** What the record says of a row, and so what the run does with it. */
 export type Claim =
@@ -67,27 +64,33 @@ export type Conclusion =
 	| 'notSent';
 
 /**
- * What the record keeps of each conclusion: the marks it forgets now, and (where the service
- * guards, so other workers may write the row too) the states it makes again a settling window later.
+ * What the record keeps of each conclusion: the marks it forgets now, and the states it makes again
+ * a settling window later, where another n8n process writes the record too (journal.ts `again`): a
+ * stale write of that process can undo a state, and where the node guards (an earlier step's claim
+ * in queue mode) a lost claim would let n8n's Retry of the execution pay again.
  */
 const KEPT: Record<
 	'paid' | Exclude<Conclusion, object>,
 	(row: ClaimedRow) => { forget: string[]; again: Array<['record' | 'forget', string[]]> }
 > = {
-	// Paid: "no clear answer" forgotten.
+	// Paid: "no clear answer" forgotten; the claim without it is the record of the payment.
 	paid: (row) => ({
 		forget: [row.open],
 		again: [
-			['record', [row.sentMark]],
+			['record', row.paidMarks],
 			['forget', [row.open]],
 		],
 	}),
 	// Asking recorded "no clear answer": forgotten again.
 	paidEarlier: (row) => ({ forget: [row.open], again: [['forget', [row.open]]] }),
-	// In doubt: not made again. Another worker's paid answer may have cleared it since, and doubt
-	// made again over a paid answer would read UNKNOWN for ever; a doubt a stale write lost costs a
-	// send the service refuses as a repeat.
-	inDoubt: () => ({ forget: [], again: [] }),
+	// In doubt. Where the service guards it is not made again: another worker's paid answer may have
+	// cleared it since, and doubt made again over a paid answer would read UNKNOWN for ever, while a
+	// doubt a stale write lost costs only a send the service refuses as a repeat. Where the node
+	// guards, a lost doubt would be sent again: it is made again (UNKNOWN, never paid twice).
+	inDoubt: (row) => ({
+		forget: [],
+		again: row.guard === 'node' ? [['record', [...row.paidMarks, row.open]]] : [],
+	}),
 	released: (row) => ({ forget: row.claimed, again: [] }),
 	notSent: (row) => ({ forget: row.claimed, again: [] }),
 };
@@ -103,9 +106,12 @@ export function fingerprint(operation: string, body: object): string {
 /** A row this run claimed: its marks and its turn in this process. */
 interface ClaimedRow {
 	key: string;
+	guard: RepeatGuard;
 	/** The marks this claim wrote, forgotten if it is released: none where it found the row in doubt. */
 	claimed: string[];
 	sentMark: string;
+	/** What the record holds of a paid transfer: the claim without "no clear answer". */
+	paidMarks: string[];
 	open: string;
 	release: () => void;
 	sent: boolean;
@@ -119,6 +125,8 @@ const LOOKS = 3;
 
 export class TransferRecord {
 	private readonly claimedRows = new Map<number, ClaimedRow>();
+	/** The run has ended: a claim that comes now is given back at once (it will never be sent). */
+	private closed = false;
 	private readonly claiming = new Set<Promise<Claim>>();
 	private readonly writes: Array<Promise<void>> = [];
 	private failedWrite?: string;
@@ -126,14 +134,14 @@ export class TransferRecord {
 	private constructor(
 		private readonly journal: Journal,
 		private readonly rowKey: string,
-		readonly guard: Guard,
+		readonly guard: RepeatGuard,
 	) {}
 
 	/**
 	 * The workflow's record, shared by its Payouts Transfer nodes: a retry branch's second node reads
 	 * what the first sent, and the first what the second paid.
 	 */
-	static open(context: IExecuteFunctions, workflowId: string, guard: Guard): TransferRecord {
+	static open(context: IExecuteFunctions, workflowId: string, guard: RepeatGuard): TransferRecord {
 		return new TransferRecord(Journal.of(context, workflowId, 'workflow'), workflowId, guard);
 	}
 
@@ -150,6 +158,7 @@ export class TransferRecord {
 			return await claiming;
 		} finally {
 			this.claiming.delete(claiming);
+			if (this.closed) this.conclude(index, 'notSent');
 		}
 	}
 
@@ -162,6 +171,11 @@ export class TransferRecord {
 		// One execution at a time per transfer in this process: a second one reads what the first left.
 		const key = `${this.rowKey}|${transferId}|${print}`;
 		const release = await takeTurn(`${this.rowKey}|${transferId}`);
+		// The run ended while this claim waited for its turn (Stop): it is never sent, so nothing is written.
+		if (this.closed) {
+			release();
+			return { kind: 'recordFailed', reason: 'the run ended before this row was taken on' };
+		}
 		const [id, sent, open] = [
 			marks.id(transferId),
 			marks.sent(transferId, print),
@@ -172,9 +186,11 @@ export class TransferRecord {
 			if (claim.kind === 'send' && !claim.unrecorded)
 				this.claimedRows.set(index, {
 					key,
+					guard: this.guard,
 					// Found in doubt, the marks are an earlier request's: a release must not take its doubt.
 					claimed: claim.earlier === 'inDoubt' ? [] : claimed,
 					sentMark: sent,
+					paidMarks: claimed.filter((mark) => mark !== open),
 					open,
 					release,
 					sent: false,
@@ -195,7 +211,7 @@ export class TransferRecord {
 			const isNew = !seen.has(this.guard === 'node' ? id : sent);
 			if (isNew && (size ?? 0) > ROOM_FOR_NEW) {
 				// The record takes on no new transfer: what asking wrote is forgotten.
-				this.write(this.journal.forget(claimed));
+				this.write(this.journal.forget(claimed, { now: true }));
 				if (this.guard === 'node') return hold({ kind: 'full', size: size ?? 0 });
 				return hold({ kind: 'send', earlier: 'none', unrecorded: true });
 			}
@@ -207,7 +223,7 @@ export class TransferRecord {
 			}
 			if (!seen.has(sent)) {
 				// Another transfer of this node has this Transfer ID: asking recorded these values, forgotten again.
-				this.write(this.journal.forget([sent, open]));
+				this.write(this.journal.forget([sent, open], { now: true }));
 				return hold({ kind: 'otherValues' });
 			}
 			if (!seen.has(open)) {
@@ -273,7 +289,7 @@ export class TransferRecord {
 		const { forget, again } = KEPT[typeof conclusion === 'object' ? 'paid' : conclusion](row);
 		const kept = async () => {
 			if (forget.length > 0) await this.journal.forget(forget);
-			for (const [kind, marks] of again) this.again(kind, marks);
+			for (const [kind, marks] of again) this.journal.again(kind, marks);
 		};
 		// The turn passes on once the record says what became of the row.
 		this.write(kept().finally(row.release));
@@ -281,8 +297,11 @@ export class TransferRecord {
 
 	/** Frees the rows this run claimed and never sent, and waits until the run's writes are done: a run ends with its record written. */
 	async close(warn: (message: string) => void): Promise<void> {
-		await Promise.all(this.claiming);
+		// Rows taken on and never sent are given back now, each claim still under way as it comes:
+		// none waits for another's turn, which may be another execution's.
+		this.closed = true;
 		for (const index of [...this.claimedRows.keys()]) this.conclude(index, 'notSent');
+		await Promise.all(this.claiming);
 		this.journal.hurry();
 		await Promise.all(this.writes);
 		if (this.failedWrite) warn(this.failedWrite);
@@ -303,18 +322,17 @@ export class TransferRecord {
 		return this.journal.knownSize();
 	}
 
-	/** A "no clear answer" mark that is not true, forgotten, and again a settling window later (where other workers write the record). */
-	private forgetAgain(unwanted: string[]) {
-		this.write(this.journal.forget(unwanted).then(() => this.again('forget', unwanted)));
-	}
-
 	/**
-	 * Where the service guards, a state is made again a settling window later: queue-mode workers
-	 * write the record too, and a stale write of theirs can undo it (only the words depend on it).
-	 * Where the node guards, the record holds in one n8n process only (queue mode takes the claim).
+	 * A "no clear answer" mark that is not true (asking wrote it): forgotten at once, before the next
+	 * claim (n8n killed meanwhile would leave the row in doubt), and again a settling window later
+	 * where other workers write the record.
 	 */
-	private again(kind: 'record' | 'forget', marks: string[]) {
-		if (this.guard === 'service') this.journal.again(kind, marks);
+	private forgetAgain(unwanted: string[]) {
+		this.write(
+			this.journal
+				.forget(unwanted, { now: true })
+				.then(() => this.journal.again('forget', unwanted)),
+		);
 	}
 
 	private write(done: Promise<void>) {

@@ -75,7 +75,14 @@ type Request =
 			resolve(result: Recorded): void;
 			reject(error: unknown): void;
 	  }
-	| { kind: 'forget'; marks: string[]; resolve(): void; reject(error: unknown): void }
+	| {
+			kind: 'forget';
+			marks: string[];
+			/** Forgotten before the next claim, without waiting for more: asking wrote it, and a kill meanwhile would leave it. */
+			now?: boolean;
+			resolve(): void;
+			reject(error: unknown): void;
+	  }
 	/** A count of the row, for a state waiting to be made again: has another process written it? */
 	| { kind: 'count'; marks: []; resolve(): void; reject(error: unknown): void };
 
@@ -130,10 +137,10 @@ export class Journal {
 		);
 	}
 
-	async forget(unwanted: string[]): Promise<void> {
+	async forget(unwanted: string[], { now = false } = {}): Promise<void> {
 		if (unwanted.length === 0) return;
 		await new Promise<void>((resolve, reject) =>
-			this.enqueue({ kind: 'forget', marks: unwanted, resolve, reject }),
+			this.enqueue({ kind: 'forget', marks: unwanted, now, resolve, reject }),
 		);
 	}
 
@@ -156,15 +163,16 @@ export class Journal {
 	private enqueue(request: Request) {
 		this.queue.push(request);
 		if (request.kind === 'forget') this.forgetsSince ??= Date.now();
-		else this.wake();
+		if (request.kind !== 'forget' || request.now) this.wake();
 		void this.pump();
 	}
 
 	/**
-	 * One call at a time. Claims come first, as a run waits for them; forgets wait a moment for more,
-	 * unless a claim would have to overtake them. A call takes every queued request of its kind,
-	 * unless one shares a mark with a request of the other kind before it: what one mark goes through
-	 * keeps its order.
+	 * One call at a time. Forgets that undo what asking wrote go first, before the next claim; other
+	 * forgets wait a moment for more (a paid answer's, by the group), then go first too; claims
+	 * next, as a run waits for them. A call takes every queued request of its kind, unless one
+	 * shares a mark with a request of the other kind before it: what one mark goes through keeps
+	 * its order.
 	 */
 	private async pump() {
 		if (this.running) return;
@@ -173,7 +181,9 @@ export class Journal {
 			while (this.queue.length > 0) {
 				const kind = this.nextKind();
 				const waits = {
-					forget: FORGET_LINGER_MS - (Date.now() - (this.forgetsSince ?? Date.now())),
+					forget: this.forgetDue()
+						? 0
+						: FORGET_LINGER_MS - (Date.now() - (this.forgetsSince ?? Date.now())),
 					count: COUNT_SPACING_MS - (Date.now() - this.countedAt),
 					record: 0,
 				}[kind];
@@ -214,15 +224,22 @@ export class Journal {
 	}
 
 	/**
-	 * Forgets that waited long enough go next, unless each is behind a claim of one of its marks;
-	 * then claims (a count waiting goes with them); a count alone once no claim waits.
+	 * Forgets that are due go next, unless each is behind a claim of one of its marks; then claims
+	 * (a count waiting goes with them); a count alone once no claim waits.
 	 */
 	private nextKind(): Request['kind'] {
-		const lingered =
-			this.forgetsSince !== undefined && Date.now() - this.forgetsSince >= FORGET_LINGER_MS;
-		if (lingered && this.canGoFirst('forget')) return 'forget';
+		if (this.forgetDue() && this.canGoFirst('forget')) return 'forget';
 		if (this.canGoFirst('record')) return 'record';
 		return this.queue.some((request) => request.kind === 'count') ? 'count' : 'forget';
+	}
+
+	/** A forget goes now: one undoes what asking wrote, or they waited long enough for more. */
+	private forgetDue(): boolean {
+		if (this.forgetsSince === undefined) return false;
+		return (
+			Date.now() - this.forgetsSince >= FORGET_LINGER_MS ||
+			this.queue.some((request) => request.kind === 'forget' && request.now)
+		);
 	}
 
 	/** The counts waiting, taken out of the queue: the next count answers them all. */

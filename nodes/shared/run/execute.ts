@@ -43,8 +43,11 @@ export async function runOperations(
 	const continueOnFail = this.continueOnFail();
 	const timezone = this.getTimezone();
 	const workflowId = operation.movesMoney ? workflowIdOf(this) : '';
-	const executionId = this.getExecutionId() || randomUUID();
-	const run: Run = { context: this, operation, target, options, workflowId, executionId };
+	const run: Run = { context: this, operation, target, options, workflowId };
+	if (operation.movesMoney) {
+		refuseUnguardedOnQueueWorker(this, options);
+		run.guard = options.serviceRefusesRepeats ? 'service' : 'node';
+	}
 
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
@@ -52,7 +55,7 @@ export async function runOperations(
 	const origin = {
 		workflowId,
 		nodeId: node.id,
-		executionId,
+		runId: options.payEveryRun ? runIdOf(this, options.dryRun) : '',
 		runIndex: options.payEveryRun ? runIndexOf(this) : 0,
 		payEveryRun: options.payEveryRun,
 	};
@@ -95,29 +98,81 @@ export async function runOperations(
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
 
-	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first, unless an
-	// earlier step of the workflow holds the claims.
-	if (operation.movesMoney)
-		run.guard = options.serviceRefusesRepeats
-			? 'service'
-			: options.claimHeldEarlier
-				? 'earlierStep'
-				: 'node';
+	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first: every
+	// transfer, whatever the options (an earlier step's claim is a guard more, not one instead).
 	// A Dry Run opens it too, and only reads what this process holds without asking it (asking writes).
-	if ((run.guard === 'node' || run.guard === 'service') && planned.length > 0)
+	if (run.guard && planned.length > 0)
 		run.record = TransferRecord.open(this, workflowId, run.guard);
 	try {
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
 		// 3. Output in input order; without Continue On Fail, rows that need the user end the run
 		// with one error that lists them all.
 		const paramsOf = new Map(checked.planned.map((entry) => [entry.index, entry.params]));
+		const madeForRun = new Set(
+			checked.planned.filter((entry) => entry.madeForRun).map((entry) => entry.index),
+		);
 		if (!continueOnFail)
-			throwIfAnyFailed(node, outcomes, operation.movesMoney ? sentItems : undefined, paramsOf);
+			throwIfAnyFailed(
+				node,
+				outcomes,
+				operation.movesMoney ? { items: sentItems, madeForRun } : undefined,
+				paramsOf,
+			);
 		return outputItems(node, this.getInputData().length, outcomes, notes, paramsOf);
 	} finally {
 		// A run ends once its record is written: a row it reports paid reads paid in any later run.
 		await run.record?.close((warning) => this.logger.warn(`Payouts: ${warning}`));
 	}
+}
+
+/** Where the run's id is kept: the execution's custom data, which n8n saves with its run data. */
+const RUN_ID_KEY = 'payoutsRun';
+
+/**
+ * The execution's run, for Transfer IDs made for it (Pay Again on Every Run): n8n's Retry of a
+ * failed execution carries the execution's custom data over, so it sends the same Transfer IDs and
+ * reads what the failed execution paid; a new execution makes a new one. A Dry Run writes nothing,
+ * custom data included. Where n8n keeps no custom data (full, or an n8n without it), the execution's id.
+ */
+function runIdOf(context: IExecuteFunctions, dryRun: boolean): string {
+	const executionId = context.getExecutionId() || randomUUID();
+	const custom =
+		(context as Partial<Pick<IExecuteFunctions, 'customData'>>).customData ??
+		(context.getWorkflowDataProxy(0).$execution as { customData?: IExecuteFunctions['customData'] })
+			?.customData;
+	try {
+		const kept = custom?.get(RUN_ID_KEY);
+		if (kept) return kept;
+		if (dryRun || !custom) return executionId;
+		const made = randomUUID();
+		custom.set(RUN_ID_KEY, made);
+		return custom.get(RUN_ID_KEY) === made ? made : executionId;
+	} catch {
+		return executionId;
+	}
+}
+
+/**
+ * On a queue-mode worker (or webhook process) n8n runs executions of one workflow in several
+ * processes, and the node's record holds in one process only: a transfer it alone guards is not
+ * sent there. n8n tells a node which kind of process it runs in only through its instance settings
+ * (no documented call), so where they cannot be read the docs say what to set.
+ */
+function refuseUnguardedOnQueueWorker(
+	context: IExecuteFunctions,
+	options: { serviceRefusesRepeats: boolean; claimHeldEarlier: boolean; dryRun: boolean },
+) {
+	if (options.serviceRefusesRepeats || options.claimHeldEarlier || options.dryRun) return;
+	const { instanceSettings } = context as { instanceSettings?: { instanceType?: string } };
+	const kind = instanceSettings?.instanceType;
+	if (kind !== 'worker' && kind !== 'webhook') return;
+	throw new NodeOperationError(
+		context.getNode(),
+		'Not sent: internal transfers guarded by this node alone are not sent on a queue-mode worker',
+		{
+			description: `This n8n runs in queue mode (this is a ${kind} process), where two workers can each find a top-up new and both pay it: the node's record holds in one n8n process only. Put a claim before the node that one execution wins (docs: Queue mode claims) and turn on Options > 'Claim Held by an Earlier Step', or, if your service confirms it refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'. Nothing was sent.`,
+		},
+	);
 }
 
 /** The node's run in this execution: a loop runs it again, n8n's Retry On Fail repeats the same run. */

@@ -38,9 +38,8 @@ export async function sendItems(
 	let noAnswerInARow = 0;
 	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
 		let outcome: Outcome;
-		// The run sends nothing more; where a record (or, under an earlier step's claim, this
-		// execution's earlier tries) holds the rows, each still reads what it holds (paid, in doubt).
-		if (run.stopped && !run.record && run.guard !== 'earlierStep')
+		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
+		if (run.stopped && !run.record)
 			outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
 		else if (cancelled(run)) outcome = say(entry, { kind: 'stoppedBeforeSending' }, run);
 		else {
@@ -71,11 +70,14 @@ export async function sendItems(
  * as the lanes get while two store calls go by, never more than Concurrency rows ahead, and none
  * where requests are paced (a claim waits for its turn then). Where this node guards, after a crash
  * those rows and the ones in flight are claimed but unsent or unanswered: at most twice Concurrency.
- * Where the service guards, a row claimed and never sent costs nothing (a re-run sends it, and the
- * service books it once), so claims go in chunks of CLAIM_CHUNK × Concurrency more rows: a store
- * call reads and writes the whole record, and costs about the same for one row as for a hundred.
- * The next chunk is asked for once half of one is left, so that the lanes never wait for it on a
- * large record, where a claim may wait behind another call as long as its own.
+ * Where the service guards, a new row claimed and never sent costs nothing (a re-run sends it, and
+ * the service books it once), so claims go in chunks more: a store call reads and writes the whole
+ * record, and costs about the same for one row as for a hundred. A chunk starts at Concurrency rows
+ * and doubles up to CLAIM_CHUNK × Concurrency while every row claimed was new; a row the record
+ * held (a re-run) brings it back to Concurrency, because asking about a paid row writes "no clear
+ * answer" until its forget lands, and n8n killed meanwhile leaves those rows in doubt. The next
+ * chunk is asked for once half of one is left, so that the lanes never wait for it on a large
+ * record, where a claim may wait behind another call as long as its own.
  */
 const CLAIM_CHUNK = 8;
 
@@ -84,35 +86,43 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	const claims: Array<Promise<Claim>> = [];
 	const started = Date.now();
 	let next = 0;
+	let chunk = run.guard === 'service' && !run.pace ? options.concurrency : 0;
+	let heldSince = false;
 	const ahead = (taken: number) => {
 		if (!record || run.pace) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
 		return Math.min(options.concurrency, Math.ceil((perSecond * 2 * record.lastCallMs()) / 1000));
 	};
+	const claim = (entry: Planned) => {
+		const claimed = record!.claim(
+			entry.index,
+			String(entry.transferId),
+			fingerprintOf(run, entry),
+			entry.dashboard,
+		);
+		void claimed.then((found) => {
+			if (found.kind !== 'send' || found.earlier !== 'none') heldSince = true;
+		});
+		return claimed;
+	};
 	return {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
 			const lead = position + 1 + ahead(position);
-			const chunk = run.guard === 'service' && !run.pace ? CLAIM_CHUNK * options.concurrency : 0;
-			const until = next < lead + chunk / 2 ? Math.min(planned.length, lead + chunk) : next;
-			for (; next < until; next++) {
-				const entry = planned[next];
-				// A row the run will not reach (stopped) is not claimed.
-				if (next > position && (run.stopped || cancelled(run))) break;
-				claims[next] = record.claim(
-					entry.index,
-					String(entry.transferId),
-					fingerprintOf(run, entry),
-					entry.dashboard,
-				);
+			if (next < lead + chunk / 2) {
+				const until = Math.min(planned.length, lead + chunk);
+				for (; next < until; next++) {
+					// A row the run will not reach (stopped) is not claimed.
+					if (next > position && (run.stopped || cancelled(run))) break;
+					claims[next] = claim(planned[next]);
+				}
+				if (chunk > 0)
+					chunk = heldSince
+						? options.concurrency
+						: Math.min(CLAIM_CHUNK * options.concurrency, chunk * 2);
+				heldSince = false;
 			}
-			return await (claims[position] ??
-				record.claim(
-					planned[position].index,
-					String(planned[position].transferId),
-					fingerprintOf(run, planned[position]),
-					planned[position].dashboard,
-				));
+			return await (claims[position] ?? claim(planned[position]));
 		},
 	};
 }

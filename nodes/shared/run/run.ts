@@ -13,10 +13,9 @@ export interface Run {
 	options: RunOptions;
 	/** Who refuses a repeat of a transfer (transfers only). */
 	guard?: RepeatGuard;
-	/** What this node sent before (transfers this node or the service guards). */
+	/** What this node sent before: every transfer's, whatever the options. */
 	record?: TransferRecord;
 	workflowId: string;
-	executionId: string;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
 	/** The first failure that says nothing of one row alone: the run sends nothing more. */

@@ -8,11 +8,10 @@ import type { Verdict } from '../outcomes/words';
 import { dryRunItem } from '../output/output';
 import { fingerprint } from '../record';
 import type { Claim, Conclusion } from '../record';
-import { sentInExecution } from '../record/inProcess';
 import { ROOM_FOR_NEW } from '../record/journal';
 import type { Run } from './run';
 import { send } from '../transport/send';
-import type { Outcome, Planned } from '../types';
+import type { Outcome, Planned, RepeatGuard } from '../types';
 
 /**
  * One row: what the record says of it (its claim), else sent; then what became of it, kept in the
@@ -40,7 +39,6 @@ interface Decision {
 }
 
 async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decision> {
-	if (run.guard === 'earlierStep') return await decideUnderEarlierClaim(run, entry, tools);
 	const claim = await tools.claim();
 	if (!claim) return { verdict: (await sendWithRetries(run, entry, tools)).judgement };
 	if (entry.dashboard) addNote(tools.notes, entry.index, dashboardNote(entry, claim));
@@ -99,31 +97,6 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 }
 
 /**
- * Claim Held by an Earlier Step: the earlier step's claims table keeps a transfer to one execution,
- * and within it the node remembers what each transfer came to: n8n's Retry On Fail runs the node
- * again in the same execution, and a retry branch hands its rows to a second node.
- */
-async function decideUnderEarlierClaim(
-	run: Run,
-	entry: Planned,
-	tools: RowTools,
-): Promise<Decision> {
-	addNote(tools.notes, entry.index, { claim: CLAIM_HELD_EARLIER });
-	const sentHere = sentInExecution(run.executionId);
-	const key = `${run.operation.value}|${String(entry.transferId)}|${fingerprintOf(run, entry)}`;
-	const earlier = sentHere.get(key);
-	if (earlier && 'paid' in earlier)
-		return { verdict: { kind: 'alreadySubmitted', earlier: { first: earlier.paid } } };
-	if (earlier) return { verdict: { kind: 'sentEarlierInExecution' } };
-	if (run.stopped) return { verdict: { kind: 'notSentAfter', stopped: run.stopped } };
-	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' } };
-	const { judgement } = await sendWithRetries(run, entry, tools);
-	if (judgement.kind === 'paid') sentHere.set(key, { paid: referencesOf(judgement.items[0]) });
-	else if (judgement.kind === 'unclear') sentHere.set(key, { unknown: true });
-	return { verdict: judgement };
-}
-
-/**
  * Sends one request, and again with the same Transfer ID where that is safe and asked for
  * (Options > Resend If No Clear Answer, only where the service refuses a repeat). `resent`: the
  * answer is to a request sent again in this run, after one without a clear answer.
@@ -149,10 +122,6 @@ async function sendWithRetries(
 
 const BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 4000;
-
-/** What a row sent under an earlier step's claim says of it (Options > Claim Held by an Earlier Step). */
-const CLAIM_HELD_EARLIER =
-	'held by an earlier step of this workflow: this node kept no record of it';
 
 export const cancelled = (run: Run) => run.context.getExecutionCancelSignal?.()?.aborted === true;
 
@@ -197,16 +166,21 @@ function dashboardNote(entry: Planned, claim: Claim): IDataObject {
 export function dryRun(run: Run, entry: Planned): IDataObject {
 	const { record, operation, target } = run;
 	const item = dryRunItem(operation, target, entry.request);
-	if (run.guard === 'earlierStep')
-		item.realRun = 'would send: an earlier step holds its claim (this node keeps no record of it)';
 	if (record) {
 		const known = record.knownAnswer(String(entry.transferId), fingerprintOf(run, entry));
 		item.realRun = known
 			? `would not send: ALREADY_SUBMITTED (this n8n process holds the service's answer ${String(known.status)} to these values)`
-			: `would send, unless the record holds this Transfer ID (a real run looks it up first; this Dry Run knows only this n8n process's answers)${record.guard === 'service' ? '; the service refuses it if it has it' : ''}`;
+			: `would send, unless the record holds this Transfer ID (a real run looks it up first; this Dry Run knows only this n8n process's answers). ${COPY_OR_MOVE[record.guard]}`;
 	}
 	return item;
 }
+
+/** What a copy of the workflow, or the workflow in another n8n, would do with this row: by who refuses a repeat. */
+const COPY_OR_MOVE: Record<RepeatGuard, string> = {
+	service:
+		'The service refuses this Transfer ID once it has it, also when a copy of this workflow or another n8n sends it.',
+	node: "The record is this workflow's in this n8n: a copy of the workflow, or this workflow imported into another n8n, starts with an empty record and pays this Transfer ID again (the service is not known to refuse a repeated internal transfer).",
+};
 
 /** What a row's claim says of the record's room, where it is nearly full. */
 function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | undefined {
@@ -218,7 +192,7 @@ function reachNote(run: Run, claim: Extract<Claim, { kind: 'send' }>): string | 
 		run.record?.guard === 'node'
 			? 'refuses new top-ups (nothing sent)'
 			: 'sends new transfers without recording them (a repeat then reads ALREADY_EXISTS)';
-	return `The record of sent transfers holds ${size.toLocaleString('en-US')} marks; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;
+	return `The record of sent transfers holds ${size.toLocaleString('en-US')} entries; from ${ROOM_FOR_NEW.toLocaleString('en-US')} on it ${what}, so that it never forgets a transfer it holds.`;
 }
 
 /** From here on every row a run writes says how full the record is. */
