@@ -42,8 +42,8 @@ type Flatted = { parse(text: string): unknown; stringify(value: unknown): string
 
 let loaded: { ExecutionService: ExecutionServiceClass; flatted: Flatted } | undefined;
 
-/** n8n's ExecutionService and the serializer its database layer keeps run data with. */
-function n8nCode() {
+/** n8n's ExecutionService and the serializer its database layer keeps run data with (loaded once; the simulator loads them before its clock takes over timers). */
+export function n8nCode() {
 	if (loaded) return loaded;
 	if (!runtimeReady())
 		throw new Error(

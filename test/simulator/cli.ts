@@ -17,6 +17,7 @@ import path from 'node:path';
 
 import fc from 'fast-check';
 
+import { n8nCode } from '../../harness/n8nRetry';
 import { breaksPromise, NAMED_EXCEPTIONS } from './invariants';
 import type { Violation } from './invariants';
 import { reports, traceStoreSteps } from './reports';
@@ -57,6 +58,8 @@ function printWorld(
 }
 
 async function main() {
+	// n8n's own Retry code, loaded before a world's virtual clock owns the timers.
+	n8nCode();
 	const schedules = Number(argument('schedules') ?? 200);
 	const seed = Number(argument('seed') ?? 1);
 	const options: ScheduleOptions = {};

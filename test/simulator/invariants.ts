@@ -23,6 +23,9 @@
  *   ALREADY_SUBMITTED; named exceptions, counted: `askedAtCrash` (n8n killed while a later run was
  *   looking the row up: it reads in doubt), `acrossProcesses` (queue mode: another worker's write
  *   of the record lost this one's).
+ * - doubtPerKill: n8n killed at any moment of any run (a first run or a re-run of rows paid long
+ *   before) leaves in doubt at most what was in flight: three times Concurrency rows (the requests
+ *   under way, and one write of the record), counted per kill over the named exceptions above.
  * - noRowBlocked: a run sends every row that needs no person; a row that does (in doubt, held by
  *   the service) never keeps the others from going out. Named exception: `serviceDown` (the run
  *   stopped sending after several rows in a row had no answer at all, or the service refused the
@@ -42,6 +45,7 @@ export type Invariant =
 	| 'doubtOnlyWithCause'
 	| 'noRecordOnlyWhereNotSent'
 	| 'paidStaysPaid'
+	| 'doubtPerKill'
 	| 'dryRunsWriteNothing'
 	| 'noRowBlocked'
 	| 'settledInTheEnd'
@@ -77,26 +81,18 @@ export function check(world: World): Violation[] {
 	const { service } = world;
 	const payoutOfAccount = new Map([...world.payouts.values()].map((payout) => [payout.to, payout]));
 
-	// Pay Again on Every Run: every run is a new payment, as the user chose; one run pays each row once (Retry On Fail, a retry branch).
-	const executionOf = (booking: (typeof service.bookings)[number]) =>
-		world.attempts.find((attempt) => attempt.id === booking.attempt)?.execution;
-	const perRun = world.workflow.keyMode === 'payEveryRun';
+	// A payout is what the user meant: paid once. Under Pay Again on Every Run every run the user
+	// starts as a new payment (a batch, an event, a redelivery) is a payout of its own (schedule.ts);
+	// a run of the same rows that the node's words said was safe is the same payout.
 	for (const payout of world.payouts.values()) {
 		const paid = service.bookings.filter(
 			(booking) => booking.to === payout.to && booking.status !== 'FAILED',
 		);
-		const groups = new Map<string, typeof paid>();
-		for (const booking of paid) {
-			const group = perRun ? String(executionOf(booking)) : '';
-			groups.set(group, [...(groups.get(group) ?? []), booking]);
-		}
-		for (const [group, bookings] of groups) {
-			if (bookings.length > 1)
-				violations.push({
-					invariant: 'paidOnce',
-					detail: `payout ${payout.id}${group ? ` in ${group}` : ''} paid ${bookings.length} times: ${bookings.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}`,
-				});
-		}
+		if (paid.length > 1)
+			violations.push({
+				invariant: 'paidOnce',
+				detail: `payout ${payout.id} paid ${paid.length} times: ${paid.map((booking) => `${booking.transferId} ${booking.amount}`).join(', ')}`,
+			});
 	}
 	for (const booking of service.bookings) {
 		const payout = payoutOfAccount.get(booking.to);
@@ -108,6 +104,12 @@ export function check(world: World): Violation[] {
 	}
 
 	const crashOf = (execution: ExecutionRecord) => world.processes.get(execution.process)?.crashedAt;
+	/** The payouts each execution a kill ended left in doubt, for the bound a kill keeps. */
+	const left = new Map<string, Set<string>>();
+	const leftByKill = (killed: ExecutionRecord, payout: string) => {
+		const kill = `${killed.id}, ended by the kill of ${killed.process} at ${crashOf(killed)}`;
+		left.set(kill, (left.get(kill) ?? new Set()).add(payout));
+	};
 	/** Executions whose process died before their record's writes were done. */
 	const unwritten = (execution: ExecutionRecord) => {
 		const crashedAt = crashOf(execution);
@@ -120,6 +122,18 @@ export function check(world: World): Violation[] {
 
 	for (const execution of world.executions) {
 		const mine = world.attempts.filter((attempt) => attempt.execution === execution.id);
+		// The error that ends a batch calls rows "not paid" only where none of them may have been.
+		if (
+			/rows were not paid/.test(execution.error?.message ?? '') &&
+			execution.outcomes.some((outcome) => outcome.status === 'UNKNOWN')
+		)
+			violations.push({
+				invariant: 'noMoneyWhereNoneSaid',
+				detail: `${execution.id}: the batch's error says "${execution.error?.message.split(';')[0]}" though ${execution.outcomes
+					.filter((outcome) => outcome.status === 'UNKNOWN')
+					.map((outcome) => outcome.row.payout)
+					.join(', ')} may have been paid (UNKNOWN)`,
+			});
 		if (execution.dryRun && mine.length > 0)
 			violations.push({
 				invariant: 'dryRunsWriteNothing',
@@ -180,12 +194,14 @@ export function check(world: World): Violation[] {
 						});
 					break;
 				case 'ALREADY_EXISTS': {
+					// The record is the workflow's: a copy of the workflow holds none of the original's.
 					const sentBefore = world.attempts.find(
 						(attempt) =>
 							attempt.transferId === transferId &&
 							attempt.booked &&
 							payoutOf(attempt.body) === payout?.to &&
-							attempt.at < execution.startedAt,
+							attempt.at < execution.startedAt &&
+							workflowOf(world, attempt.execution) === execution.workflowId,
 					);
 					if (sentBefore)
 						violations.push({
@@ -198,13 +214,14 @@ export function check(world: World): Violation[] {
 				}
 				case 'UNKNOWN':
 					if (!doubtHasCause(world, execution, outcome, at)) {
-						const claimedAtCrash = world.executions.some(
+						const claimedAtCrash = world.executions.find(
 							(other) =>
 								other !== execution &&
 								unwritten(other) &&
 								other.startedAt <= at &&
 								other.rows.some((row) => row.payout === outcome.row.payout),
 						);
+						if (claimedAtCrash) leftByKill(claimedAtCrash, outcome.row.payout);
 						violations.push({
 							invariant: claimedAtCrash
 								? 'claimedAtCrash'
@@ -219,7 +236,8 @@ export function check(world: World): Violation[] {
 		}
 	}
 
-	violations.push(...paidStaysPaid(world, unwritten));
+	violations.push(...paidStaysPaid(world, unwritten, leftByKill));
+	violations.push(...doubtPerKill(world, left));
 	violations.push(...noRowBlocked(world));
 	for (const row of world.leftUnsettled)
 		violations.push({
@@ -227,6 +245,11 @@ export function check(world: World): Violation[] {
 			detail: `${row.payout} (${row.key}) still not paid after the user followed every word (last: ${lastOutcome(world, row.payout)})`,
 		});
 	return violations;
+}
+
+/** The saved workflow whose execution sent a request (a copy of the workflow is another, with a record of its own). */
+function workflowOf(world: World, execution: string): string | undefined {
+	return world.executions.find((candidate) => candidate.id === execution)?.workflowId;
 }
 
 /** The account a request pays into: whose payout it is. */
@@ -386,13 +409,14 @@ function doubtHasCause(
 function paidStaysPaid(
 	world: World,
 	unwritten: (execution: ExecutionRecord) => boolean,
+	leftByKill: (killed: ExecutionRecord, payout: string) => void,
 ): Violation[] {
 	const reportedPaid = new Map<string, { from: number; writtenBy: number; node: string }>();
 	for (const execution of world.executions) {
 		if (execution.dryRun || execution.endedAt === undefined || unwritten(execution)) continue;
 		for (const outcome of execution.outcomes) {
 			if (!PAID.includes(outcome.status)) continue;
-			const id = `${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`;
+			const id = `${execution.workflowId} ${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`;
 			const writtenBy = execution.endedAt + WRITE_BEHIND_MS;
 			if (writtenBy < (reportedPaid.get(id)?.writtenBy ?? Infinity))
 				reportedPaid.set(id, { from: execution.startedAt, writtenBy, node: outcome.node });
@@ -403,7 +427,7 @@ function paidStaysPaid(
 		if (execution.dryRun) continue;
 		for (const outcome of execution.outcomes) {
 			const paid = reportedPaid.get(
-				`${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`,
+				`${execution.workflowId} ${outcome.row.payout} ${outcome.transferId ?? outcome.row.key}`,
 			);
 			if (
 				!paid ||
@@ -419,7 +443,7 @@ function paidStaysPaid(
 				/stopped/i.test(outcome.message ?? '')
 			)
 				continue;
-			const askedAtCrash = world.executions.some(
+			const askedAtCrash = world.executions.find(
 				(other) =>
 					other !== execution &&
 					unwritten(other) &&
@@ -427,6 +451,7 @@ function paidStaysPaid(
 					other.startedAt < execution.startedAt &&
 					other.rows.some((row) => row.payout === outcome.row.payout),
 			);
+			if (askedAtCrash) leftByKill(askedAtCrash, outcome.row.payout);
 			violations.push({
 				invariant: askedAtCrash
 					? 'askedAtCrash'
@@ -438,6 +463,24 @@ function paidStaysPaid(
 		}
 	}
 	return violations;
+}
+
+/**
+ * A kill leaves in doubt only what was in flight: of each execution it ended, at most the rows the
+ * node sends at once (Concurrency, in each Payouts Transfer node of the workflow) and the rows of
+ * one write of the record, which a claim keeps within twice Concurrency (docs/safety.md).
+ */
+function doubtPerKill(world: World, left: Map<string, Set<string>>): Violation[] {
+	const concurrency = [world.workflow.pay, world.workflow.payAgain]
+		.filter((node) => node !== undefined)
+		.reduce((total, node) => total + Number(node.options.concurrency ?? 1), 0);
+	const bound = 3 * concurrency;
+	return [...left.entries()]
+		.filter(([, payouts]) => payouts.size > bound)
+		.map(([kill, payouts]) => ({
+			invariant: 'doubtPerKill' as const,
+			detail: `${kill}: ${payouts.size} payouts read in doubt after it, more than ${bound} (three times Concurrency ${concurrency}): ${[...payouts].slice(0, 8).join(', ')}${payouts.size > 8 ? ', …' : ''}`,
+		}));
 }
 
 /** Rows of an ended run that were neither sent nor answered for themselves: something else kept them back. */
@@ -458,9 +501,23 @@ function noRowBlocked(world: World): Violation[] {
 		const reached = world.workflow.pay.settings.executeOnce
 			? execution.rows.slice(0, 1)
 			: execution.rows;
+		// n8n's Retry runs from the failed node: rows an earlier node of the retried executions answered do not run again.
+		const retried: ExecutionRecord[] = [];
+		for (let id = execution.retryOf; id; ) {
+			const earlier = world.executions.find((other) => other.id === id);
+			if (!earlier) break;
+			retried.push(earlier);
+			id = earlier.retryOf;
+		}
 		const blocked = reached.filter((row, index) => {
 			const to = world.payouts.get(row.payout)?.to;
 			if (mine.some((attempt) => payoutOf(attempt.body) === to)) return false;
+			if (
+				retried.some((earlier) =>
+					earlier.outcomes.some((outcome) => outcome.row === row && outcome.node === 'Pay'),
+				)
+			)
+				return false;
 			if (
 				execution.outcomes.some((outcome) => outcome.row === row) ||
 				execution.claimAnswers.some((claimed) => claimed.row === row)

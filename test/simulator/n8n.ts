@@ -11,7 +11,12 @@ process.env.N8N_LOG_LEVEL ??= 'silent';
  * - the credentials: the world's, one per execution, so that a request names its execution.
  */
 import { Container } from '@n8n/di';
-import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	DataDeduplicationService,
+	ExecutionLifecycleHooks,
+	InstanceSettings,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -21,6 +26,7 @@ import type {
 	INodeType,
 	INodeTypes,
 	IRun,
+	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
 	IConnections,
 	IDataDeduplicator,
@@ -222,6 +228,8 @@ export interface EngineExecution {
 	credentials: ICredentialDataDecryptedObject;
 	/** Items handed to the first node. */
 	input: IDataObject[];
+	/** n8n's Retry of a failed execution: the run data n8n hands its runner (harness/n8nRetry.ts), in place of `input`. */
+	resume?: IRunExecutionData;
 }
 
 /** Runs a workflow through n8n's own engine, as n8n does for a saved workflow (its settings: none, UTC). */
@@ -271,9 +279,13 @@ export function runInN8n(execution: EngineExecution): EngineRun {
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const first = execution.nodes[0];
 	const items: INodeExecutionData[] = execution.input.map((json) => ({ json }));
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node: first, data: { main: [items] }, source: null }] },
-	});
+	const runExecutionData =
+		execution.resume ??
+		createRunExecutionData({
+			executionData: {
+				nodeExecutionStack: [{ node: first, data: { main: [items] }, source: null }],
+			},
+		});
 	const running = new WorkflowExecute(
 		additionalData,
 		execution.mode,
@@ -283,9 +295,25 @@ export function runInN8n(execution: EngineExecution): EngineRun {
 	return { done, stop: () => running.cancel() };
 }
 
-/** What one node put out in a run: its first run's outputs (main and, with the error output, the second). */
-export function outputsOf(run: IRun, nodeName: string): INodeExecutionData[][] | undefined {
-	return run.data.resultData.runData[nodeName]?.[0]?.data?.main as
+/**
+ * Which kind of n8n process the world's processes are, as n8n's instance settings say to the
+ * code they run: 'main' (regular mode) or 'worker' (queue mode, where every simulated process runs
+ * production executions as a worker does).
+ */
+export function runAs(kind: 'main' | 'worker') {
+	Object.assign(Container.get(InstanceSettings), { instanceType: kind });
+}
+
+/**
+ * What one node put out in a run: its first run's outputs (main and, with the error output, the
+ * second); in a retry, its first run after those the retried execution had.
+ */
+export function outputsOf(
+	run: IRun,
+	nodeName: string,
+	runIndex = 0,
+): INodeExecutionData[][] | undefined {
+	return run.data.resultData.runData[nodeName]?.[runIndex]?.data?.main as
 		| INodeExecutionData[][]
 		| undefined;
 }

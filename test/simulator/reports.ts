@@ -320,6 +320,159 @@ export const reports: Record<string, Report> = {
 				{ payouts: 2 },
 			),
 	},
+	'47.1': {
+		title:
+			"Claim Held by an Earlier Step: a batch ends with an error, and n8n's Retry of the failed execution (its own code: the claim step not run again) pays the paid row again; under load, Retry On Fail outlives the option's memory of 200 executions",
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow(
+					'internalTransfer',
+					'transferId',
+					{ claimHeldEarlier: true, concurrency: 2 },
+					{ onError: 'stopWorkflow' },
+				),
+				async (world, _user, rows) => {
+					// [a row refused once (its account not yet set up), a paid row]: the batch ends with an error.
+					let refusals = 1;
+					world.verdictOf = ({ body }) =>
+						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
+					const failed = world.execute('p1', rows.slice(0, 2))!;
+					await world.settle();
+					// The user presses Retry on the failed execution, twice.
+					world.retry('p1', failed);
+					await world.settle();
+					world.retry('p1', failed);
+					await world.settle();
+					// Under load: 250 events in flight, each first answer lost, and Retry On Fail.
+					world.workflow.pay.settings = {
+						...world.workflow.pay.settings,
+						onError: 'continueRegularOutput',
+						retryOnFail: true,
+						maxTries: 2,
+						waitBetweenTries: 3000,
+					};
+					const lost = new Set<string>();
+					world.faultOf = ({ transferId }) => {
+						if (lost.has(transferId)) return undefined;
+						lost.add(transferId);
+						return 'lostAfter';
+					};
+					for (const row of rows.slice(2)) world.execute('p1', [row], { mode: 'webhook' });
+				},
+				{ payouts: 252 },
+			),
+	},
+	'47.2': {
+		title:
+			"Pay Again on Every Run: the batch's error says running the same rows again pays none of them twice; the user fixes the refused row and runs the same rows again, and the paid row is paid a second time",
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('internalTransfer', 'payEveryRun', {}, { onError: 'stopWorkflow' }),
+				async (world, user, rows) => {
+					let refusals = 1;
+					world.verdictOf = ({ body }) =>
+						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
+					world.execute('p1', rows);
+					await world.settle();
+					// The user fixes the refused row (its account) and runs the batch again as the words say.
+					user.follow();
+					user.fixed(rows[0].payout);
+					world.execute('p1', user.open());
+				},
+				{ payouts: 2 },
+			),
+	},
+	'47.3': {
+		title:
+			'The error that ends a batch counts rows in doubt as not paid: "2 rows were not paid and need you" where both may have been paid',
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('standardTransfer', 'transferId', { concurrency: 3 }, { onError: 'stopWorkflow' }),
+				async (world, _user, rows) => {
+					// Two answers lost after the service booked them; the third row paid.
+					world.faultOf = ({ transferId }) =>
+						transferId === rows[0].key || transferId === rows[1].key ? 'lostAfter' : undefined;
+					world.execute('p1', rows);
+					await world.settle();
+					world.faultOf = () => 'none';
+				},
+				{ payouts: 3 },
+			),
+	},
+	'47.4': {
+		title:
+			'n8n killed while a batch of 300 standard rows paid long before is run again: after the restart, rows paid before read UNKNOWN by the hundred',
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('standardTransfer', 'transferId', { concurrency: 1 + (seed % 3) }),
+				async (world, _user, rows) => {
+					world.execute('p1', rows);
+					await world.settle();
+					// n8n restarted since (its memory of answers gone: the record alone says what was paid).
+					world.crash('p1');
+					world.start('p1');
+					// Long after, the same batch again (every row paid), and n8n killed in the middle of it.
+					const rerun = world.execute('p1', rows)!;
+					const before = world.calls.length;
+					await world.clock.run(() => world.calls.length > before + 4 + (seed % 60));
+					world.crash('p1');
+					void rerun;
+					await world.settle();
+					world.start('p1');
+					world.execute('p1', rows);
+				},
+				{ payouts: 300 },
+			),
+	},
+	'47.5': {
+		title:
+			"A Top-Up Key's Transfer ID hangs on the workflow's id: a copy of the workflow pays last week's top-ups again, also with Service Refuses Repeated Transfer IDs on",
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('internalTransfer', 'topUpKey', { serviceRefusesRepeats: true }),
+				async (world, _user, rows) => {
+					world.execute('p1', rows);
+					await world.settle();
+					// The workflow copied (a new id, an empty record), the same sheet run there.
+					world.execute('p1', rows, { workflowId: 'simWorkflowCopy' });
+				},
+				{ payouts: 3 },
+			),
+	},
+	'47.6': {
+		title:
+			'Queue mode without a claim: 200 keyed top-ups by webhook on three workers, half delivered again once answered: some paid twice, silently',
+		run: async (seed) =>
+			await scripted(
+				seed,
+				workflow('internalTransfer', 'topUpKey', { concurrency: 1 }),
+				async (world, user, rows) => {
+					world.start('p2');
+					world.start('p3');
+					const workers = ['p1', 'p2', 'p3'];
+					const first = rows.map((row, index) =>
+						world.execute(workers[index % 3], [row], { mode: 'webhook' }),
+					);
+					await world.clock.run(() => first.every((execution) => execution?.endedAt !== undefined));
+					// Each of half the events delivered again, on another worker, while others are still being answered.
+					rows.forEach((row, index) => {
+						if (index % 2 === 0)
+							world.clock.after(
+								world.random.int(0, 40),
+								() => world.execute(workers[(index + 1) % 3], [row], { mode: 'webhook' }),
+								'world',
+							);
+					});
+					void user;
+				},
+				{ payouts: 200 },
+			),
+	},
 	reach: {
 		title:
 			'At the size users run: 10,000 keyed top-ups through faults and two kills, the batch run again after each restart, the rows in doubt settled from the dashboard',

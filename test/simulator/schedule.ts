@@ -29,7 +29,11 @@ export type Action =
 			at: number;
 			dryRun: boolean;
 			stopAfter?: number;
+			/** n8n killed (SIGKILL) this long after the batch starts, started again a while later. */
+			killAfter?: number;
 	  }
+	/** Hundreds of events at once on one process, each a payout of its own, some delivered again. */
+	| { kind: 'burst'; events: number; process: number; at: number; redeliver: boolean }
 	| {
 			kind: 'event';
 			payout: number;
@@ -96,6 +100,7 @@ export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<S
 						),
 			keyMode: fc.constantFrom<KeyMode>('topUpKey', 'topUpKey', 'transferId', 'payEveryRun'),
 			retryBranch: fc.boolean(),
+			forgotClaim: fc.constantFrom(false, false, false, true),
 			payouts: fc.integer({ min: 1, max: 6 }),
 			faultRate: fc.constantFrom(0, 0.1, 0.3),
 			refuseRate: fc.constantFrom(0, 0.1, 0.3),
@@ -120,6 +125,7 @@ export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<S
 				base.processes,
 				pay,
 				base.retryBranch ? payAgain : undefined,
+				base.forgotClaim,
 			);
 			return {
 				seed: base.seed,
@@ -138,7 +144,8 @@ export function scheduleArbitrary(options: ScheduleOptions = {}): fc.Arbitrary<S
  * The workflow as a user following the docs builds it: card and standard rows carry a Transfer ID;
  * with Claim Held by an Earlier Step the Transfer ID is made before the claim (the template); in
  * queue mode an internal top-up needs the claim or Service Refuses Repeated Transfer IDs
- * (docs/safety.md); the retry branch's node copies Pay's parameters and Options.
+ * (docs/safety.md), which a user may forget (`forgotClaim`: the node must then refuse, never pay
+ * twice); the retry branch's node copies Pay's parameters and Options.
  */
 function userWorkflow(
 	operation: Operation,
@@ -146,11 +153,13 @@ function userWorkflow(
 	processes: number,
 	pay: NodeSetup,
 	payAgain?: NodeSetup,
+	forgotClaim = false,
 ): WorkflowSetup {
 	const options = { ...pay.options };
 	if (
 		operation === 'internalTransfer' &&
 		processes > 1 &&
+		!forgotClaim &&
 		options.claimHeldEarlier !== true &&
 		options.serviceRefusesRepeats !== true
 	)
@@ -170,7 +179,7 @@ function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Actio
 	const payout = fc.integer({ min: 0, max: payouts - 1 });
 	return fc.oneof(
 		{
-			weight: 4,
+			weight: 40,
 			arbitrary: fc.record(
 				{
 					kind: fc.constant('batch' as const),
@@ -179,12 +188,13 @@ function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Actio
 					at,
 					dryRun: fc.constantFrom(false, false, false, true),
 					stopAfter: fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }),
+					killAfter: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined, freq: 6 }),
 				},
 				{ requiredKeys: ['kind', 'payouts', 'process', 'at', 'dryRun'] },
 			),
 		},
 		{
-			weight: 4,
+			weight: 40,
 			arbitrary: fc.record(
 				{
 					kind: fc.constant('event' as const),
@@ -203,7 +213,7 @@ function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Actio
 			),
 		},
 		{
-			weight: 1,
+			weight: 10,
 			arbitrary: fc.record({
 				kind: fc.constant('crash' as const),
 				process,
@@ -211,8 +221,19 @@ function actionArbitrary(payouts: number, processes: number): fc.Arbitrary<Actio
 				restartAfter: fc.integer({ min: 20, max: 800 }),
 			}),
 		},
-		{ weight: 2, arbitrary: fc.record({ kind: fc.constant('follow' as const), at }) },
-		{ weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), at }) },
+		{ weight: 20, arbitrary: fc.record({ kind: fc.constant('follow' as const), at }) },
+		// Hundreds of executions in flight on one process: a burst in about one schedule of twenty.
+		{
+			weight: 1,
+			arbitrary: fc.record({
+				kind: fc.constant('burst' as const),
+				events: fc.integer({ min: 100, max: 300 }),
+				process,
+				at,
+				redeliver: fc.boolean(),
+			}),
+		},
+		{ weight: 10, arbitrary: fc.record({ kind: fc.constant('retry' as const), at }) },
 	);
 }
 
@@ -269,6 +290,30 @@ export async function runSchedule(
 			schedule.workflow.keyMode === 'payEveryRun'
 				? rowFor(Number(row.payout.slice(1).split('.')[0]) - 1)
 				: row;
+		/** n8n killed on a process `after` ms from now, started again `restartAfter` ms after that. */
+		const crash = (name: string, after: number, restartAfter: number) =>
+			world.clock.after(
+				after,
+				() => {
+					world.crash(name);
+					world.clock.after(
+						restartAfter,
+						() => {
+							if (!world.live(name)) world.start(name);
+						},
+						'world',
+					);
+				},
+				'world',
+			);
+		let bursts = 0;
+		// Pay Again on Every Run: a burst's event delivered again is a new payment, as the user chose.
+		const burstAgain = (row: Row): Row => {
+			if (schedule.workflow.keyMode !== 'payEveryRun') return row;
+			const payout = world.payout(`${row.payout}.${++minted}`, row.amount);
+			user.want(payout.id, row.key);
+			return user.rowOf(payout.id);
+		};
 		let at = 0;
 		for (const action of schedule.actions) {
 			at += action.at;
@@ -282,6 +327,27 @@ export async function runSchedule(
 								dryRun: action.dryRun,
 								stopAfter: action.stopAfter,
 							});
+							if (action.killAfter !== undefined)
+								crash(name, action.killAfter, 50 + action.killAfter);
+							return;
+						}
+						case 'burst': {
+							// Each event a payout of its own, delivered at once; some delivered again a moment later, on any process.
+							for (let event = 0; event < action.events; event++) {
+								const payout = world.payout(`B${++bursts}`, '10.00');
+								user.want(payout.id, `b${bursts}`);
+								const row = user.rowOf(payout.id);
+								world.execute(name, [row], { mode: 'webhook' });
+								if (action.redeliver && event % 3 === 0)
+									world.clock.after(
+										world.random.int(0, 2000),
+										() =>
+											world.execute(names[event % names.length], [burstAgain(row)], {
+												mode: 'webhook',
+											}),
+										'world',
+									);
+							}
 							return;
 						}
 						case 'event': {
@@ -299,14 +365,7 @@ export async function runSchedule(
 							return;
 						}
 						case 'crash':
-							world.crash(name);
-							world.clock.after(
-								action.restartAfter,
-								() => {
-									if (!world.live(name)) world.start(name);
-								},
-								'world',
-							);
+							crash(name, 0, action.restartAfter);
 							return;
 						case 'follow': {
 							user.follow();
@@ -315,17 +374,11 @@ export async function runSchedule(
 							return;
 						}
 						case 'retry': {
-							// n8n's Retry of the last failed run: the same rows, a new execution.
+							// n8n's Retry of the last failed execution (n8n's own code): from the failed node, with its saved data.
 							const failed = [...world.executions]
 								.reverse()
-								.find(
-									(execution) =>
-										execution.error && !execution.dryRun && execution.endedAt !== undefined,
-								);
-							if (failed)
-								world.execute(failed.process.split('#')[0], failed.rows.map(again), {
-									mode: 'retry',
-								});
+								.find((execution) => execution.saved && execution.endedAt !== undefined);
+							if (failed) world.retry(name, failed);
 							return;
 						}
 					}

@@ -16,6 +16,8 @@ export const SETTLE_WAIT_MS = 10 * 60 * 1000;
 /** What the node tells a user to do with a row (the node's `nextStep`, or read from its words). */
 export type NextStep =
 	| 'none'
+	/** The user's own step after n8n was killed under Pay Again on Every Run (docs/safety.md): the row's Transfer ID was made in the killed execution and never shown, so the dashboard is read by payee. */
+	| 'lookUpPayee'
 	| 'runAgain'
 	| 'fixRow'
 	| 'settleFromDashboard'
@@ -46,8 +48,23 @@ export function nextStepOf(outcome: Pick<RowOutcome, 'status' | 'hint' | 'nextSt
 	return 'runAgain';
 }
 
+/** What a claim's outcome, answered in place of the node, tells the user: in doubt, settle it; not paid, a new key; else paid. */
+const CLAIM_ANSWER_STEPS: Record<string, NextStep> = {
+	UNKNOWN: 'settleClaim',
+	FAILED: 'newTransferId',
+	ERROR: 'newTransferId',
+	REJECTED: 'newTransferId',
+	NOT_FOUND: 'newTransferId',
+};
+
 /** Steps that decide by a dashboard export. */
-const DASHBOARD_STEPS: NextStep[] = ['settleFromDashboard', 'newExport', 'lookUp', 'settleClaim'];
+const DASHBOARD_STEPS: NextStep[] = [
+	'settleFromDashboard',
+	'newExport',
+	'lookUp',
+	'settleClaim',
+	'lookUpPayee',
+];
 
 /** The row read PENDING, or ALREADY_SUBMITTED of a PENDING answer: submitted, not yet settled at the bank. */
 function pendingAtTheBank(execution: ExecutionRecord, row: Row): boolean {
@@ -80,6 +97,12 @@ export class User {
 	private export?: { at: number; rows: ReturnType<World['service']['export']> };
 	/** Executions whose outcomes the user has acted on. */
 	private readonly read = new Set<ExecutionRecord>();
+	/**
+	 * Rows the user runs once more with the next run, done or not: after a batch that ended with an
+	 * error whose words say running the same rows again pays none of them twice, a user runs the
+	 * batch again as it is (the sheet), not only the rows that need them.
+	 */
+	private rerun: Row[] = [];
 	/** Every decision, for the log. */
 	readonly decisions: string[] = [];
 	/** News the user waits to act on (a dashboard export, 10 minutes after its run). */
@@ -105,14 +128,23 @@ export class User {
 		return wanted?.next ?? { payout, key: wanted?.key ?? payout, amount, to };
 	}
 
-	/** Payouts not done yet, as rows for the next run. */
+	/** Payouts not done yet, as rows for the next run, and rows of a batch the user runs again whole. */
 	open(): Row[] {
-		return [...this.wanted.values()]
+		const open = [...this.wanted.values()]
 			.filter(
 				(wanted) =>
 					!wanted.done && !wanted.needsFix && !wanted.pending && wanted.waitsUntil === undefined,
 			)
 			.map((wanted) => this.rowOf(wanted.payout));
+		const again = this.rerun.filter((row) => !open.some((other) => other.payout === row.payout));
+		this.rerun = [];
+		return [...open, ...again];
+	}
+
+	/** The user changed the row's values as the node said (`fixRow`): it goes into the next run. */
+	fixed(payout: string) {
+		const wanted = this.wanted.get(payout);
+		if (wanted) wanted.needsFix = false;
 	}
 
 	/** Payouts the user waits on: PENDING at the bank, to be checked again. */
@@ -153,9 +185,13 @@ export class User {
 				.filter((execution) => execution.endedAt === undefined && !execution.crashed)
 				.flatMap((execution) => execution.rows.map((row) => row.payout)),
 		);
+		// An execution n8n's kill ended is read too (it said nothing: its rows are run again, or looked up).
+		const endOf = (execution: ExecutionRecord) =>
+			execution.endedAt ??
+			(execution.crashed ? this.world.processes.get(execution.process)?.crashedAt : undefined);
 		const ended = this.world.executions.filter(
 			(execution) =>
-				execution.endedAt !== undefined &&
+				endOf(execution) !== undefined &&
 				!execution.dryRun &&
 				!this.read.has(execution) &&
 				!execution.rows.some((row) => running.has(row.payout)),
@@ -169,7 +205,7 @@ export class User {
 			this.act(item.execution, item.row, item.step, item.transferId);
 		}
 		const decide = (execution: ExecutionRecord, row: Row, step: NextStep, transferId: string) => {
-			const readyAt = (execution.endedAt ?? 0) + SETTLE_WAIT_MS;
+			const readyAt = (endOf(execution) ?? 0) + SETTLE_WAIT_MS;
 			const wanted = this.wanted.get(row.payout);
 			if (
 				!DASHBOARD_STEPS.includes(step) ||
@@ -181,20 +217,33 @@ export class User {
 			wanted.waitsUntil = readyAt;
 			this.later.push({ execution, row, step, transferId, readyAt });
 		};
-		for (const execution of ended.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))) {
+		for (const execution of ended.sort((a, b) => (endOf(a) ?? 0) - (endOf(b) ?? 0))) {
 			this.read.add(execution);
 			for (const { row, answer } of execution.claimAnswers)
-				decide(execution, row, answer === 'UNKNOWN' ? 'settleClaim' : 'none', row.key);
+				decide(execution, row, CLAIM_ANSWER_STEPS[answer] ?? 'none', row.key);
 			const told = new Set<string>();
 			for (const outcome of execution.outcomes) {
 				if (outcome.status === 'DRY_RUN') continue;
 				told.add(outcome.row.payout);
 				decide(execution, outcome.row, nextStepOf(outcome), outcome.transferId ?? outcome.row.key);
 			}
-			// A run that stopped with an error: every row it did not answer is run again, as it was.
+			// A run that stopped with an error: every row it did not answer is run again, as it was;
+			// unless n8n was killed or stopped under Pay Again on Every Run: a new execution is a new
+			// transfer, so the docs say to look the row up in the dashboard first.
+			const killedEveryRun =
+				(execution.crashed === true || execution.stoppedAt !== undefined) &&
+				this.world.workflow.keyMode === 'payEveryRun';
 			for (const row of execution.rows)
 				if (!told.has(row.payout) && !execution.claimAnswers.some((claimed) => claimed.row === row))
-					this.act(execution, row, 'runAgain', row.key);
+					decide(execution, row, killedEveryRun ? 'lookUpPayee' : 'runAgain', row.key);
+			// The batch ended with an error that says running the same rows again is safe: the user runs it all again.
+			if (
+				/Running the same rows again pays none of them twice/.test(
+					execution.error?.description ?? '',
+				)
+			)
+				for (const row of execution.engineRows ?? [])
+					if (this.wanted.get(row.payout)?.done) this.rerun.push(row);
 		}
 	}
 
@@ -256,17 +305,29 @@ export class User {
 					key: wanted.key,
 				});
 			}
+			case 'lookUpPayee': {
+				const exported = this.exportSince(this.world.clock.now);
+				const paid = [...exported.values()].some(
+					(found) =>
+						found.to.includes(payout?.to ?? '') &&
+						(found.status === 'SUCCESS' || found.status === 'PENDING'),
+				);
+				return paid ? decide('paid: done', undefined, true) : decide('not paid: run again', plain);
+			}
 			case 'settleClaim': {
-				// The claims table's row: the dashboard's word written into it; not paid, the claim is given back.
+				// The dashboard's word written into the claims table's row: paid, done; not paid, the node
+				// never sends it again under that Transfer ID (its record holds it in doubt): a new one.
 				const exported = this.exportSince(execution.endedAt ?? this.world.clock.now);
 				const status = exportedStatus(exported, transferId);
-				if (status === 'SUCCESS' || status === 'PENDING') {
-					const claim = this.world.claims.get(row.key);
-					if (claim) claim.outcome = status;
+				const claim = this.world.claims.get(row.key);
+				if (claim) claim.outcome = status;
+				if (status === 'SUCCESS' || status === 'PENDING')
 					return decide(`claim settled ${status}: done`, undefined, true);
-				}
-				this.world.claims.delete(row.key);
-				return decide(`claim given back (${status}): run again`, plain);
+				wanted.key = `${wanted.key}r`;
+				return decide(`claim settled ${status}: new key ${wanted.key}`, {
+					...plain,
+					key: wanted.key,
+				});
 			}
 		}
 	}

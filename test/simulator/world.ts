@@ -31,11 +31,13 @@ import type {
 } from 'n8n-workflow';
 
 import { VirtualClock } from './clock';
-import { nodeTypesOf, outputsOf, runInN8n, serve, WireError } from './n8n';
+import { nodeTypesOf, outputsOf, runAs, runInN8n, serve, WireError } from './n8n';
+import type { EngineRun } from './n8n';
 import type { WireAnswer, WireRequest } from './n8n';
 import type { Operation, Verdict } from './service';
 import { PayoutsServiceModel } from './service';
 import type { NodeSetup } from './settings';
+import { retryInN8n } from '../../harness/n8nRetry';
 import { ProcessedDataModel } from '../../harness/processedDataModel';
 import type { StoreCall } from '../../harness/processedDataModel';
 
@@ -159,9 +161,21 @@ export interface RowOutcome {
 export interface ExecutionRecord {
 	id: string;
 	process: string;
+	/** The saved workflow it ran (a copy of the workflow is another). */
+	workflowId: string;
 	rows: Row[];
+	/** The rows that reached the engine (past the claims table, where there is one), in input order. */
+	engineRows?: Row[];
 	dryRun: boolean;
 	mode: 'manual' | 'webhook' | 'retry';
+	/** n8n's Retry: the failed execution it retried. */
+	retryOf?: string;
+	/** Whose claims in the claims table it writes the outcome of: its own, or (a retry) the first execution's. */
+	claimsOf?: string;
+	/** What n8n saved of an execution that ended with an error, for its Retry. */
+	saved?: IRun;
+	/** A retry's: each node's runs in the retried execution's data, which are not this execution's. */
+	runsBefore?: Record<string, number>;
 	startedAt: number;
 	endedAt?: number;
 	/** Per row that an output names (an execution that stopped with an error may have none). */
@@ -264,6 +278,7 @@ export class World {
 	}
 
 	close() {
+		runAs('main');
 		this.restored?.();
 	}
 
@@ -287,6 +302,8 @@ export class World {
 			executions: [],
 		};
 		this.processes.set(id, process);
+		// Queue mode: every process of the world runs production executions, as a worker does.
+		runAs(this.processCount > 1 ? 'worker' : 'main');
 		this.log(`${id} starts`);
 		return process;
 	}
@@ -334,13 +351,20 @@ export class World {
 	execute(
 		processName: string,
 		rows: Row[],
-		options: { dryRun?: boolean; stopAfter?: number; mode?: ExecutionRecord['mode'] } = {},
+		options: {
+			dryRun?: boolean;
+			stopAfter?: number;
+			mode?: ExecutionRecord['mode'];
+			/** Another saved workflow: a copy of this one (the same nodes and settings, another id). */
+			workflowId?: string;
+		} = {},
 	): ExecutionRecord | undefined {
 		const process = this.live(processName);
 		if (!process) return undefined;
 		const record: ExecutionRecord = {
 			id: `e${++this.executionCount}`,
 			process: process.id,
+			workflowId: options.workflowId ?? WORKFLOW_ID,
 			rows,
 			dryRun: options.dryRun === true,
 			mode: options.mode ?? 'manual',
@@ -351,10 +375,83 @@ export class World {
 		this.executions.push(record);
 		process.executions.push(record);
 		this.log(
-			`${record.id} on ${process.id}${record.mode === 'manual' ? '' : ` (${record.mode})`}: ${record.dryRun ? 'dry run of ' : ''}${rows.map((row) => `${row.key}:${row.amount}${row.dashboardStatus ? `[${row.dashboardStatus}]` : ''}`).join(' ')}${options.stopAfter !== undefined ? ` (Stop after ${options.stopAfter} ms)` : ''}`,
+			`${record.id} on ${process.id}${record.mode === 'manual' ? '' : ` (${record.mode})`}${record.workflowId === WORKFLOW_ID ? '' : ` in ${record.workflowId}`}: ${record.dryRun ? 'dry run of ' : ''}${rows.map((row) => `${row.key}:${row.amount}${row.dashboardStatus ? `[${row.dashboardStatus}]` : ''}`).join(' ')}${options.stopAfter !== undefined ? ` (Stop after ${options.stopAfter} ms)` : ''}`,
 		);
 		this.clock.after(0, () => void this.run(process, record, options.stopAfter), process.id);
 		return record;
+	}
+
+	/**
+	 * n8n's Retry of a failed execution, on a process (n8n's own ExecutionService.retry,
+	 * harness/n8nRetry.ts): a new execution from the failed node with the saved run data; the steps
+	 * before it (the claims table, where there is one) are not run again. An execution with no saved
+	 * run data (it crashed) n8n does not retry.
+	 */
+	retry(processName: string, failed: ExecutionRecord): ExecutionRecord | undefined {
+		const process = this.live(processName);
+		if (!process || !failed.saved || !failed.engineRows) return undefined;
+		const record: ExecutionRecord = {
+			id: `e${++this.executionCount}`,
+			process: process.id,
+			workflowId: failed.workflowId,
+			rows: failed.rows,
+			engineRows: failed.engineRows,
+			dryRun: false,
+			mode: 'retry',
+			retryOf: failed.id,
+			claimsOf: failed.claimsOf ?? failed.id,
+			startedAt: this.clock.now,
+			outcomes: [],
+			claimAnswers: [],
+		};
+		this.executions.push(record);
+		process.executions.push(record);
+		this.log(`${record.id} on ${process.id}: n8n's Retry of ${failed.id}`);
+		const saved = failed.saved;
+		const engineRows = failed.engineRows;
+		this.clock.after(
+			0,
+			() => {
+				let started: EngineRun | undefined;
+				const done = retryInN8n(
+					{
+						id: failed.id,
+						workflowId: record.workflowId,
+						workflowData: { id: record.workflowId, ...this.workflowNodes(false) },
+						run: saved,
+					},
+					async (data) => {
+						record.runsBefore = Object.fromEntries(
+							[PAY.name, PAY_AGAIN.name].map((name) => [
+								name,
+								data.executionData.resultData.runData[name]?.length ?? 0,
+							]),
+						);
+						started = runInN8n({
+							...this.engineExecution(process, record, []),
+							resume: data.executionData,
+						});
+						return await started.done;
+					},
+				);
+				void this.finish(record, engineRows, { done, stop: () => started?.stop() });
+			},
+			process.id,
+		);
+		return record;
+	}
+
+	/** What the engine needs to run an execution of the world's workflow on a process. */
+	private engineExecution(process: SimProcess, record: ExecutionRecord, input: Row[]) {
+		return {
+			workflowId: record.workflowId,
+			executionId: record.id,
+			mode: record.mode === 'webhook' ? ('webhook' as const) : record.mode,
+			...this.workflowNodes(record.dryRun),
+			nodeTypes: nodeTypesOf({ [NODE_TYPE]: process.node, [ROWS.type]: rowsNode }),
+			credentials: { baseUrl: `http://127.0.0.1/sim/${record.id}`, accessToken: SIM_TOKEN },
+			input: input as unknown as IDataObject[],
+		};
 	}
 
 	private async run(process: SimProcess, record: ExecutionRecord, stopAfter?: number) {
@@ -364,15 +461,8 @@ export class World {
 			this.log(`${record.id} ends: every row answered from its claim`);
 			return;
 		}
-		const running = runInN8n({
-			workflowId: WORKFLOW_ID,
-			executionId: record.id,
-			mode: record.mode === 'webhook' ? 'webhook' : record.mode === 'retry' ? 'retry' : 'manual',
-			...this.workflowNodes(record.dryRun),
-			nodeTypes: nodeTypesOf({ [NODE_TYPE]: process.node, [ROWS.type]: rowsNode }),
-			credentials: { baseUrl: `http://127.0.0.1/sim/${record.id}`, accessToken: SIM_TOKEN },
-			input: claimed as unknown as IDataObject[],
-		});
+		record.engineRows = claimed;
+		const running = runInN8n(this.engineExecution(process, record, claimed));
 		if (stopAfter !== undefined) {
 			this.clock.after(
 				stopAfter,
@@ -385,6 +475,11 @@ export class World {
 				'world',
 			);
 		}
+		await this.finish(record, claimed, running);
+	}
+
+	/** An execution's end: what each row came to, the claims table written, the error kept (and saved, for n8n's Retry). */
+	private async finish(record: ExecutionRecord, claimed: Row[], running: EngineRun) {
 		const run = await running.done;
 		record.endedAt = this.clock.now;
 		this.readOutcomes(record, claimed, run);
@@ -396,17 +491,19 @@ export class World {
 					context?: { itemIndex?: number; rows?: IDataObject[]; nothingSent?: boolean };
 			  }
 			| undefined;
-		if (error)
+		if (error) {
 			record.error = {
 				message: String(error.message),
 				description: error.description ?? undefined,
 				itemIndex: error.context?.itemIndex,
 				nothingSent: error.context?.nothingSent,
 			};
+			record.saved = run;
+		}
 		// The error that ends a batch names every row's status and next step: the user reads them there
 		// (Pay Again's rows are Pay's error items, in order).
 		const failedIn = String(run.data.resultData.lastNodeExecuted ?? PAY.name);
-		const payErrors = outputsOf(run, PAY.name)?.[1] ?? [];
+		const payErrors = this.payErrorsOf(run);
 		for (const row of error?.context?.rows ?? []) {
 			const input =
 				failedIn === PAY_AGAIN.name
@@ -485,18 +582,30 @@ export class World {
 		};
 	}
 
+	/** A node's outputs in this execution (a retry's first run of it, after the retried execution's). */
+	private outputs(record: ExecutionRecord, run: IRun, node: string) {
+		return outputsOf(run, node, record.runsBefore?.[node] ?? 0);
+	}
+
+	/** Pay's error items as Pay Again got them: Pay's last run (in a retry of Pay Again, the retried execution's). */
+	private payErrorsOf(run: IRun): INodeExecutionData[] {
+		const runs = run.data.resultData.runData[PAY.name]?.length ?? 1;
+		return outputsOf(run, PAY.name, Math.max(0, runs - 1))?.[1] ?? [];
+	}
+
 	/** Each row's outcome, from the nodes' outputs by their pairing with the rows. */
 	private readOutcomes(record: ExecutionRecord, rows: Row[], run: IRun) {
-		const pay = outputsOf(run, PAY.name) ?? [];
-		const again = outputsOf(run, PAY_AGAIN.name) ?? [];
+		const pay = this.outputs(record, run, PAY.name) ?? [];
+		const again = this.outputs(record, run, PAY_AGAIN.name) ?? [];
 		const payErrors = pay[1] ?? [];
 		for (const item of pay[0] ?? []) this.outcome(record, PAY.name, rows[pairOf(item)], item);
 		if (!this.workflow.payAgain)
 			for (const item of payErrors) this.outcome(record, PAY.name, rows[pairOf(item)], item);
 		// Pay Again's rows are Pay's error items, in order.
+		const handedOn = this.payErrorsOf(run);
 		for (const output of again)
 			for (const item of output ?? [])
-				this.outcome(record, PAY_AGAIN.name, rows[pairOf(payErrors[pairOf(item)])], item);
+				this.outcome(record, PAY_AGAIN.name, rows[pairOf(handedOn[pairOf(item)])], item);
 		// With a retry branch, Pay's error items that Pay Again never answered (it stopped with an error) still say what Pay said;
 		// Stop in Pay Again leaves no word on them.
 		if (this.workflow.payAgain && record.stoppedAt === undefined) {
@@ -564,7 +673,7 @@ export class World {
 		if (!this.claimHeld() || record.dryRun || failed) return;
 		for (const row of record.rows) {
 			const claim = this.claims.get(row.key);
-			if (claim?.by !== record.id) continue;
+			if (claim?.by !== (record.claimsOf ?? record.id)) continue;
 			const outcome = [...record.outcomes].reverse().find((candidate) => candidate.row === row);
 			if (!outcome) continue;
 			if (outcome.status === 'ERROR') this.claims.delete(row.key);

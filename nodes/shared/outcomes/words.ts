@@ -131,12 +131,7 @@ function notPaidByDashboard(entry: Planned, word: string): Failure {
 /** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
 function unknownWords(entry: Planned, speaker: Speaker): Pick<Failure, 'hint' | 'nextStep'> {
 	const transferId = transferIdOf(entry);
-	if (entry.madeForRun) {
-		return {
-			hint: `The transfer may have been paid. Its Transfer ID ${transferId} was made for this execution (Options > 'Pay Again on Every Run'): n8n's Retry of this execution sends it again under the same Transfer ID and reads what it came to, while running the row in a new execution is a new transfer. ${ONCE_SETTLED}, look Transfer ID ${transferId} up in the dashboard: paid there, it is paid; not there, or failed, run the row again to pay it.`,
-			nextStep: 'lookUp',
-		};
-	}
+	if (entry.madeForRun) return madeForRunWords(entry);
 	if (speaker.options?.claimHeldEarlier) return claimWords(transferId);
 	if (guardOf(speaker) === 'service') {
 		return {
@@ -145,6 +140,15 @@ function unknownWords(entry: Planned, speaker: Speaker): Pick<Failure, 'hint' | 
 		};
 	}
 	return { hint: settleAdvice(transferId), nextStep: 'settleFromDashboard' };
+}
+
+/** A row in doubt whose Transfer ID was made for this execution (Options > 'Pay Again on Every Run'). */
+function madeForRunWords(entry: Planned): Pick<Failure, 'hint' | 'nextStep'> {
+	const transferId = transferIdOf(entry);
+	return {
+		hint: `The transfer may have been paid. Its Transfer ID ${transferId} was made for this execution (Options > 'Pay Again on Every Run'): n8n's Retry of this execution sends it again under the same Transfer ID and reads what it came to, while running the row in a new execution is a new transfer. ${ONCE_SETTLED}, look Transfer ID ${transferId} up in the dashboard: paid there, it is paid; not there, or failed, run the row again to pay it.`,
+		nextStep: 'lookUp',
+	};
 }
 
 /** Who refuses a repeat: as the run says, else by the operation. */
@@ -168,11 +172,9 @@ export function settleAdvice(transferId: string): string {
 	return `The transfer may have been paid, and the service may book a repeated internal transfer, so this node never sends it again on a guess. ${ONCE_SETTLED}, export the payouts dashboard and map its status for Transfer ID ${transferId} to ${DASHBOARD_STATUS_OPTION} (${DASHBOARD_WORDS.paid.join(' or ')}: paid; ${[...DASHBOARD_WORDS.failed, ...DASHBOARD_WORDS.notFound].join(', ')}: not paid, pay it under a new key), then run the row again. Never give it a new Transfer ID before that.`;
 }
 
-/** Where the node guards: sent before without a clear answer (or another execution is sending it now): not sent again. */
+/** Sent before without a clear answer (or another execution is sending it now), and not sent again now. */
 function inDoubt(entry: Planned, speaker: Speaker): Failure {
-	const words = speaker.options?.claimHeldEarlier
-		? claimWords(transferIdOf(entry))
-		: { hint: settleAdvice(transferIdOf(entry)), nextStep: 'settleFromDashboard' as const };
+	const words = unknownWords(entry, speaker);
 	return failure({
 		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now ${item(entry)}`,
 		hint: `Not sent again. ${words.hint}`,
@@ -256,6 +258,16 @@ function recordFull(entry: Planned, size: number): Failure {
 		status: 'ERROR',
 		nextStep: 'fixRow',
 		stopsBatch: true,
+	});
+}
+
+/** A queue-mode worker (or webhook process), where the node's record alone cannot keep a top-up to one execution. */
+function unguardedInQueueMode(entry: Planned, process: string): Failure {
+	return failure({
+		message: `Not sent: this n8n runs in queue mode (a ${process} process), where this node alone cannot keep a top-up to one execution ${item(entry)}`,
+		hint: "Nothing was sent. Two workers can each find a top-up new and both pay it: the node's record holds in one n8n process only. Put a claim that one execution wins before the node (docs: Queue mode claims) and turn on Options > 'Claim Held by an Earlier Step', or, if your service confirms it refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'.",
+		status: 'ERROR',
+		nextStep: 'fixRow',
 	});
 }
 
@@ -381,7 +393,9 @@ export type RowVerdict =
 	| { kind: 'notSentAfter'; stopped: Failure }
 	| { kind: 'recordFailed'; reason: string }
 	| { kind: 'recordFull'; size: number }
-	| { kind: 'earlierNodeInDoubt'; earlier: EarlierReport };
+	| { kind: 'earlierNodeInDoubt'; earlier: EarlierReport }
+	/** A top-up only this node would guard, on a queue-mode worker: not sent. */
+	| { kind: 'unguardedInQueueMode'; process: string };
 
 export type Verdict = Judgement | RowVerdict;
 
@@ -415,13 +429,20 @@ const ROW_WORDS: {
 	recordFailed: (entry, { reason }) => ({ failure: recordFailure(entry, reason) }),
 	recordFull: (entry, { size }) => ({ failure: recordFull(entry, size) }),
 	earlierNodeInDoubt: (entry, { earlier }) => ({ failure: earlierNodeInDoubt(entry, earlier) }),
+	unguardedInQueueMode: (entry, { process }) => ({
+		failure: unguardedInQueueMode(entry, process),
+	}),
 };
 
 /** What the node says of a row: its output items, or a failure in the user's words. */
 export function say(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
 	const outcome = words(entry, verdict, speaker);
-	if ('failure' in outcome && entry.madeForRun && RUN_AGAIN.includes(outcome.failure.nextStep))
-		outcome.failure.hint = `${outcome.failure.hint} ${ONLY_THIS_ROW}`;
+	if (!('failure' in outcome) || !entry.madeForRun) return outcome;
+	// A Transfer ID made for this execution: running the row in a new one is a new transfer, so a
+	// row in doubt is looked up first, whatever made it so, and a row run again is run alone.
+	const { failure } = outcome;
+	if (failure.status === 'UNKNOWN') Object.assign(failure, madeForRunWords(entry));
+	else if (RUN_AGAIN.includes(failure.nextStep)) failure.hint = `${failure.hint} ${ONLY_THIS_ROW}`;
 	return outcome;
 }
 

@@ -44,10 +44,7 @@ export async function runOperations(
 	const timezone = this.getTimezone();
 	const workflowId = operation.movesMoney ? workflowIdOf(this) : '';
 	const run: Run = { context: this, operation, target, options, workflowId };
-	if (operation.movesMoney) {
-		refuseUnguardedOnQueueWorker(this, options);
-		run.guard = options.serviceRefusesRepeats ? 'service' : 'node';
-	}
+	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : 'node';
 
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
@@ -77,6 +74,14 @@ export async function runOperations(
 				say(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }),
 			);
 	}
+	// On a queue-mode worker a transfer this node alone guards is not sent (a Dry Run still shows it).
+	const queueProcess = operation.movesMoney && queueProcessUnguarded(this, options);
+	if (queueProcess && !options.dryRun)
+		for (const entry of planned)
+			outcomes.set(
+				entry.index,
+				say(entry, { kind: 'unguardedInQueueMode', process: queueProcess }, run),
+			);
 	planned = planned.filter((entry) => !outcomes.has(entry.index));
 
 	// The Incident Guard, when chosen: every item checked against open incidents before anything is sent.
@@ -158,21 +163,14 @@ function runIdOf(context: IExecuteFunctions, dryRun: boolean): string {
  * sent there. n8n tells a node which kind of process it runs in only through its instance settings
  * (no documented call), so where they cannot be read the docs say what to set.
  */
-function refuseUnguardedOnQueueWorker(
+function queueProcessUnguarded(
 	context: IExecuteFunctions,
-	options: { serviceRefusesRepeats: boolean; claimHeldEarlier: boolean; dryRun: boolean },
-) {
-	if (options.serviceRefusesRepeats || options.claimHeldEarlier || options.dryRun) return;
+	options: { serviceRefusesRepeats: boolean; claimHeldEarlier: boolean },
+): string | undefined {
+	if (options.serviceRefusesRepeats || options.claimHeldEarlier) return undefined;
 	const { instanceSettings } = context as { instanceSettings?: { instanceType?: string } };
 	const kind = instanceSettings?.instanceType;
-	if (kind !== 'worker' && kind !== 'webhook') return;
-	throw new NodeOperationError(
-		context.getNode(),
-		'Not sent: internal transfers guarded by this node alone are not sent on a queue-mode worker',
-		{
-			description: `This n8n runs in queue mode (this is a ${kind} process), where two workers can each find a top-up new and both pay it: the node's record holds in one n8n process only. Put a claim before the node that one execution wins (docs: Queue mode claims) and turn on Options > 'Claim Held by an Earlier Step', or, if your service confirms it refuses a repeated internal Transfer ID, turn on Options > 'Service Refuses Repeated Transfer IDs'. Nothing was sent.`,
-		},
-	);
+	return kind === 'worker' || kind === 'webhook' ? kind : undefined;
 }
 
 /** The node's run in this execution: a loop runs it again, n8n's Retry On Fail repeats the same run. */

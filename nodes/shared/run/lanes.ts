@@ -87,7 +87,8 @@ function claimsAhead(run: Run, planned: Planned[]) {
 	const started = Date.now();
 	let next = 0;
 	let chunk = run.guard === 'service' && !run.pace ? options.concurrency : 0;
-	let heldSince = false;
+	// The last chunk's claims: how many, how many have come back, and whether one found a row the record held.
+	let last = { asked: 0, back: 0, held: false };
 	const ahead = (taken: number) => {
 		if (!record || run.pace) return 0;
 		const perSecond = taken / Math.max(0.2, (Date.now() - started) / 1000);
@@ -100,27 +101,32 @@ function claimsAhead(run: Run, planned: Planned[]) {
 			fingerprintOf(run, entry),
 			entry.dashboard,
 		);
+		const of = last;
 		void claimed.then((found) => {
-			if (found.kind !== 'send' || found.earlier !== 'none') heldSince = true;
+			of.back++;
+			if (found.kind !== 'send' || found.earlier !== 'none') of.held = true;
 		});
 		return claimed;
+	};
+	/** The next chunk: back to Concurrency after a row the record held, twice the last once all of it came back new. */
+	const nextChunk = () => {
+		if (last.held) return options.concurrency;
+		if (last.back < last.asked) return chunk;
+		return Math.min(CLAIM_CHUNK * options.concurrency, chunk * 2);
 	};
 	return {
 		async of(position: number): Promise<Claim | undefined> {
 			if (!record) return undefined;
 			const lead = position + 1 + ahead(position);
 			if (next < lead + chunk / 2) {
+				if (chunk > 0) chunk = nextChunk();
 				const until = Math.min(planned.length, lead + chunk);
+				last = { asked: Math.max(0, until - next), back: 0, held: false };
 				for (; next < until; next++) {
 					// A row the run will not reach (stopped) is not claimed.
 					if (next > position && (run.stopped || cancelled(run))) break;
 					claims[next] = claim(planned[next]);
 				}
-				if (chunk > 0)
-					chunk = heldSince
-						? options.concurrency
-						: Math.min(CLAIM_CHUNK * options.concurrency, chunk * 2);
-				heldSince = false;
 			}
 			return await (claims[position] ?? claim(planned[position]));
 		},

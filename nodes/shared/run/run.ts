@@ -16,6 +16,8 @@ export interface Run {
 	/** What this node sent before: every transfer's, whatever the options. */
 	record?: TransferRecord;
 	workflowId: string;
+	/** A queue-mode worker's kind, where this node alone would guard: nothing is sent (a Dry Run says so). */
+	unguardedInQueueMode?: string;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
 	/** The first failure that says nothing of one row alone: the run sends nothing more. */

@@ -58,8 +58,6 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 	}
 	const note = reachNote(run, claim);
 	if (note) addNote(tools.notes, entry.index, { recordNote: note });
-	if (run.stopped)
-		return { verdict: { kind: 'notSentAfter', stopped: run.stopped }, conclusion: 'notSent' };
 	// Where the service guards, the service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
 	if (run.guard === 'service' && entry.dashboard?.verdict === 'failed') {
 		return {
@@ -67,8 +65,17 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 			conclusion: claim.earlier === 'inDoubt' ? 'inDoubt' : 'released',
 		};
 	}
-	// Stop (or the workflow's timeout) came before the request went out: it never will.
-	if (cancelled(run)) return { verdict: { kind: 'stoppedBeforeSending' }, conclusion: 'notSent' };
+	// The run sends nothing more (a failure every row would meet, or Stop): a row sent before without
+	// a clear answer stays in doubt, one never sent is not sent.
+	if (run.stopped || cancelled(run)) {
+		if (claim.earlier === 'inDoubt') return { verdict: { kind: 'inDoubt' }, conclusion: 'inDoubt' };
+		return {
+			verdict: run.stopped
+				? { kind: 'notSentAfter', stopped: run.stopped }
+				: { kind: 'stoppedBeforeSending' },
+			conclusion: 'notSent',
+		};
+	}
 	run.record!.sending(entry.index);
 	const { judgement, resent } = await sendWithRetries(run, entry, tools);
 	if (judgement.kind === 'paid')
@@ -166,7 +173,9 @@ function dashboardNote(entry: Planned, claim: Claim): IDataObject {
 export function dryRun(run: Run, entry: Planned): IDataObject {
 	const { record, operation, target } = run;
 	const item = dryRunItem(operation, target, entry.request);
-	if (record) {
+	if (run.unguardedInQueueMode)
+		item.realRun = `would not send: this n8n runs in queue mode (a ${run.unguardedInQueueMode} process), where this node alone cannot keep a top-up to one execution; turn on Options > 'Claim Held by an Earlier Step' behind a claim, or 'Service Refuses Repeated Transfer IDs'`;
+	else if (record) {
 		const known = record.knownAnswer(String(entry.transferId), fingerprintOf(run, entry));
 		item.realRun = known
 			? `would not send: ALREADY_SUBMITTED (this n8n process holds the service's answer ${String(known.status)} to these values)`
