@@ -18,7 +18,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 
 import { n8nCode } from '../../harness/n8nRetry';
-import { breaksPromise, NAMED_EXCEPTIONS } from './invariants';
+import { breaksPromise, kills, NAMED_EXCEPTIONS } from './invariants';
 import type { Violation } from './invariants';
 import { reports, traceStoreSteps } from './reports';
 import { runSchedule, scheduleArbitrary } from './schedule';
@@ -36,6 +36,9 @@ export interface Summary {
 	byInvariant: Record<string, number>;
 	/** The named exceptions' details, as counted. */
 	counted: string[];
+	/** Kills of n8n in all schedules, and the most payouts one execution a kill ended left in doubt. */
+	kills: number;
+	mostLeftByAKill: number;
 }
 
 function argument(name: string): string | undefined {
@@ -72,7 +75,20 @@ async function main() {
 	const code = argument('code');
 	if (code) useCodeFrom(extract(code));
 	const started = Date.now();
-	const summary: Summary = { schedules, seconds: 0, failed: [], byInvariant: {}, counted: [] };
+	const summary: Summary = {
+		schedules,
+		seconds: 0,
+		failed: [],
+		byInvariant: {},
+		counted: [],
+		kills: 0,
+		mostLeftByAKill: 0,
+	};
+	const countKills = (world: World) => {
+		const found = kills(world);
+		summary.kills += found.kills;
+		summary.mostLeftByAKill = Math.max(summary.mostLeftByAKill, ...found.leftPerKilledExecution);
+	};
 	const count = (violations: Violation[]) => {
 		for (const kind of new Set(violations.map((violation) => violation.invariant)))
 			summary.byInvariant[kind] = (summary.byInvariant[kind] ?? 0) + 1;
@@ -90,6 +106,7 @@ async function main() {
 		for (let run = seed; run < seed + schedules; run++) {
 			const result = await script.run(run);
 			count(result.violations);
+			countKills(result.world);
 			const broken = result.violations.filter(breaksPromise);
 			if (broken.length > 0)
 				summary.failed.push({
@@ -109,6 +126,7 @@ async function main() {
 		const property = fc.asyncProperty(scheduleArbitrary(options), async (schedule) => {
 			const result = await runSchedule(schedule, { trace });
 			count(result.violations);
+			countKills(result.world);
 			if (verbose)
 				printWorld(result.world, result.violations, result.config, result.user.decisions);
 			const broken = result.violations.filter(breaksPromise);
@@ -145,6 +163,10 @@ async function main() {
 	console.log(
 		`\n${schedules} ${report ? `runs of report ${report}` : 'schedules'} from seed ${seed} in ${summary.seconds} s: ${summary.failed.length > 0 ? 'a promise broken' : 'no promise broken'}`,
 	);
+	if (summary.kills > 0)
+		console.log(
+			`  n8n killed ${summary.kills} times; the most payouts one killed execution left in doubt: ${summary.mostLeftByAKill}`,
+		);
 	for (const [invariant, times] of Object.entries(summary.byInvariant))
 		console.log(
 			`  ${invariant}${NAMED_EXCEPTIONS.includes(invariant as Violation['invariant']) ? ' (named exception, counted)' : ''}: in ${times} schedule(s)`,

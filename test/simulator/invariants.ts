@@ -238,6 +238,7 @@ export function check(world: World): Violation[] {
 
 	violations.push(...paidStaysPaid(world, unwritten, leftByKill));
 	violations.push(...doubtPerKill(world, left));
+	leftByKills.set(world, left);
 	violations.push(...noRowBlocked(world));
 	for (const row of world.leftUnsettled)
 		violations.push({
@@ -463,6 +464,17 @@ function paidStaysPaid(
 		}
 	}
 	return violations;
+}
+
+const leftByKills = new WeakMap<World, Map<string, Set<string>>>();
+
+/** After `check`: how many kills the schedule had, and how many payouts each execution a kill ended left in doubt. */
+export function kills(world: World): { kills: number; leftPerKilledExecution: number[] } {
+	return {
+		kills: [...world.processes.values()].filter((process) => process.crashedAt !== undefined)
+			.length,
+		leftPerKilledExecution: [...(leftByKills.get(world)?.values() ?? [])].map((left) => left.size),
+	};
 }
 
 /**

@@ -3,8 +3,8 @@
  * timing of every database step, request and answer comes from the seed, and the user acts on the
  * node's words as user.ts does (literally). Reports 38.1 to 38.7 (an outside review's findings 1 to 7),
  * each broke a promise on 65f3c3a (`npm run simulate -- --report 38.N --code 65f3c3a`); 38.8, found
- * by a long run, broke one on 64757c3;
- * the others are earlier reports kept as scripts, and the reach at the size users run.
+ * by a long run, broke one on 64757c3; 47.1 to 47.6 (issue 47's findings 1 to 6) each broke one on
+ * 345929b; and the reach at the size users run.
  * `npm test` runs each with many seeds (reports.test.ts).
  */
 import { check } from './invariants';

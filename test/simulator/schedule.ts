@@ -391,7 +391,7 @@ export async function runSchedule(
 		faultsOn = false;
 		for (const name of names) if (!world.live(name)) world.start(name);
 		let waits = 0;
-		for (let round = 0; round < 12; round++) {
+		for (let round = 0; round < 30; round++) {
 			user.follow();
 			const rows = user.open();
 			if (rows.length === 0 && !user.waiting()) break;
@@ -402,7 +402,7 @@ export async function runSchedule(
 					world.clock.after(Math.max(0, wakesAt - world.clock.now), () => undefined, 'world');
 				await world.settle();
 				round--;
-				if (++waits > 50) break;
+				if (++waits > 200) break;
 				continue;
 			}
 			// With Execute Once n8n hands the node only a run's first row: the user runs them one by one.

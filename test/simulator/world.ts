@@ -338,7 +338,7 @@ export class World {
 		const made = this.payouts.get(id) ?? {
 			id,
 			amount,
-			to: `${this.workflow.operation === 'cardTransfer' ? 'tok' : this.workflow.operation === 'standardTransfer' ? 'B' : 'ACC'}${id.replace(/\W/g, '')}`,
+			to: `${this.workflow.operation === 'cardTransfer' ? 'tok' : this.workflow.operation === 'standardTransfer' ? 'B' : 'ACC'}${id.replace(/\W/g, 'x')}`,
 		};
 		this.payouts.set(id, made);
 		return made;

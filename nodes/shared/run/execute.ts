@@ -141,11 +141,15 @@ const RUN_ID_KEY = 'payoutsRun';
  */
 function runIdOf(context: IExecuteFunctions, dryRun: boolean): string {
 	const executionId = context.getExecutionId() || randomUUID();
-	const custom =
-		(context as Partial<Pick<IExecuteFunctions, 'customData'>>).customData ??
-		(context.getWorkflowDataProxy(0).$execution as { customData?: IExecuteFunctions['customData'] })
-			?.customData;
 	try {
+		// n8n 2.35 and later give nodes `customData`; earlier ones, the `$execution.customData` of expressions.
+		const custom =
+			(context as Partial<Pick<IExecuteFunctions, 'customData'>>).customData ??
+			(
+				context.getWorkflowDataProxy(0).$execution as
+					| { customData?: IExecuteFunctions['customData'] }
+					| undefined
+			)?.customData;
 		const kept = custom?.get(RUN_ID_KEY);
 		if (kept) return kept;
 		if (dryRun || !custom) return executionId;
