@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, child processes, timers and signals); these rules guard the code n8n loads (nodes/, credentials/) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code runs in Node under jest, never inside n8n (it uses Node's own modules, child processes, timers and signals); these rules guard the code n8n loads (nodes/, credentials/) */
 /**
  * One guard that no option turns off, in the n8n `npm start` runs (SQLite, its CLI and its
  * server), judged by the sandbox's ledger:

@@ -32,8 +32,7 @@ import type {
 
 import { VirtualClock } from './clock';
 import { nodeTypesOf, outputsOf, runAs, runInN8n, serve, WireError } from './n8n';
-import type { EngineRun } from './n8n';
-import type { WireAnswer, WireRequest } from './n8n';
+import type { EngineRun, WireAnswer, WireRequest } from './n8n';
 import type { Operation, Verdict } from './service';
 import { PayoutsServiceModel } from './service';
 import type { NodeSetup } from './settings';

@@ -81,7 +81,7 @@ export const internalTransfer: PayoutOperation<z.output<typeof schema>> = {
 			default: '',
 			placeholder: 'e.g. {{ $json.body.eventId }}',
 			description:
-				"Rows with the same key and account are one top-up, paid once by this workflow (up to about 25,000), e.g. the event's ID, a column, {{ $today.toISODate() }} for once a day. A copy of the workflow or another n8n keeps a record of its own and pays a key again, unless the service refuses repeats.",
+				"Same key and account, one top-up, paid once by this workflow: e.g. the event's ID, or {{ $today.toISODate() }} for once a day. A copy of the workflow, or another n8n, pays it again.",
 		},
 		additionalFields([
 			{

@@ -110,7 +110,7 @@ const payEveryRun: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in every execution: running them again or a redelivered event pays them again; n8n's Retry of a failed execution, Retry On Fail and a retry branch do not",
+		"Whether rows without a 'Transfer ID' or 'Top-Up Key' are new transfers in each new execution (a redelivered event too); n8n's Retry of a failed execution and Retry On Fail pay nothing again",
 };
 
 // Internal top-ups in queue mode: the node's own record holds in one n8n process only (docs/queue-claims.md);
@@ -121,7 +121,7 @@ const claimHeldEarlier: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether an earlier step claimed each row's Transfer ID so that only one execution gets it (e.g. a Postgres insert skipping conflicts): needed for top-ups on queue-mode workers. The node keeps its own record as well.",
+		"Whether an earlier step claimed each row's Transfer ID so only one execution gets it (a Postgres insert skipping conflicts): needed on queue-mode workers. The node keeps its record too.",
 };
 
 const serviceRefusesRepeats: INodeProperties = {
