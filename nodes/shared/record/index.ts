@@ -71,7 +71,10 @@ export type Conclusion =
  */
 const KEPT: Record<
 	'paid' | Exclude<Conclusion, object>,
-	(row: ClaimedRow) => { forget: string[]; again: Array<['record' | 'forget', string[]]> }
+	(row: ClaimedRow) => {
+		forget: string[];
+		again: Array<['record' | 'forget' | 'doubt', string[]]>;
+	}
 > = {
 	// Paid: "no clear answer" forgotten; the claim without it is the record of the payment.
 	paid: (row) => ({
@@ -84,12 +87,13 @@ const KEPT: Record<
 	// Asking recorded "no clear answer": forgotten again.
 	paidEarlier: (row) => ({ forget: [row.open], again: [['forget', [row.open]]] }),
 	// In doubt. Where the service guards it is not made again: another worker's paid answer may have
-	// cleared it since, and doubt made again over a paid answer would read UNKNOWN for ever, while a
-	// doubt a stale write lost costs only a send the service refuses as a repeat. Where the node
-	// guards, a lost doubt would be sent again: it is made again (UNKNOWN, never paid twice).
+	// cleared it since, and doubt made again over a paid answer would read UNKNOWN, while a doubt a
+	// stale write lost costs only a send the service refuses as a repeat. Where the node guards, a
+	// lost doubt would be sent again: it is made again, but only where this process has seen
+	// another writer already (queue mode behind a claim), never over a settling elsewhere in one process.
 	inDoubt: (row) => ({
 		forget: [],
-		again: row.guard === 'node' ? [['record', [...row.paidMarks, row.open]]] : [],
+		again: row.guard === 'node' ? [['doubt', [...row.paidMarks, row.open]]] : [],
 	}),
 	released: (row) => ({ forget: row.claimed, again: [] }),
 	notSent: (row) => ({ forget: row.claimed, again: [] }),
@@ -289,7 +293,9 @@ export class TransferRecord {
 		const { forget, again } = KEPT[typeof conclusion === 'object' ? 'paid' : conclusion](row);
 		const kept = async () => {
 			if (forget.length > 0) await this.journal.forget(forget);
-			for (const [kind, marks] of again) this.journal.again(kind, marks);
+			for (const [kind, marks] of again)
+				if (kind === 'doubt') this.journal.again('record', marks, { onlyIfOthersSeen: true });
+				else this.journal.again(kind, marks);
 		};
 		// The turn passes on once the record says what became of the row.
 		this.write(kept().finally(row.release));

@@ -418,10 +418,11 @@ export class Journal {
 	/**
 	 * A state made again a settling window later: a call of another process that read
 	 * the row before this process wrote it and wrote it back after lost the write; made again, it
-	 * holds. A mark this process wrote otherwise since is left as it is.
+	 * holds. A mark this process wrote otherwise since is left as it is. `onlyIfOthersSeen`: only where this
+	 * process has already seen another writer (a state that must not outlive a settling elsewhere).
 	 */
-	again(kind: Request['kind'], written: string[]) {
-		if (written.length === 0) return;
+	again(kind: Request['kind'], written: string[], { onlyIfOthersSeen = false } = {}) {
+		if (written.length === 0 || (onlyIfOthersSeen && !this.othersWrite)) return;
 		for (const mark of written) {
 			const known = this.lastWrite.get(mark) ?? { call: this.writes, waiting: 0 };
 			known.waiting++;
