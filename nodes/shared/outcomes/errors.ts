@@ -178,7 +178,8 @@ export const errorRows: ErrorRow[] = [
 		operations: ['standardTransfer'],
 		subCode: '400',
 		message: /failed at the bank/i,
-		hint: "The bank refused the transfer: run the row again later, or with another 'Transfer Mode'.",
+		nextStep: 'newTransferId',
+		hint: "The bank refused the transfer, so nothing was paid. The service may keep this 'Transfer ID': pay the row under a new one (with another 'Transfer Mode' if the bank keeps refusing).",
 	},
 	{
 		operations: ['standardTransfer'],

@@ -213,18 +213,21 @@ export class TransferRecord {
 				});
 			const { seen, size } = await this.journal.record(claimed);
 			const isNew = !seen.has(this.guard === 'node' ? id : sent);
-			if (isNew && (size ?? 0) > ROOM_FOR_NEW) {
+			const full = isNew && (size ?? 0) > ROOM_FOR_NEW;
+			if (isNew && dashboard?.verdict === 'paid') {
+				// Never sent by this node, and the user says it is paid: it reads paid from now on
+				// (where the record takes on nothing new, it is not kept, and reads so while mapped).
+				if (full) this.write(this.journal.forget(claimed, { now: true }));
+				else this.forgetAgain([open]);
+				return hold({ kind: 'answered', byDashboard: dashboard.word });
+			}
+			if (full) {
 				// The record takes on no new transfer: what asking wrote is forgotten.
 				this.write(this.journal.forget(claimed, { now: true }));
 				if (this.guard === 'node') return hold({ kind: 'full', size: size ?? 0 });
 				return hold({ kind: 'send', earlier: 'none', unrecorded: true });
 			}
-			if (isNew) {
-				if (dashboard?.verdict !== 'paid') return hold({ kind: 'send', earlier: 'none' });
-				// Never sent by this node, and the user says it is paid: it reads paid from now on.
-				this.forgetAgain([open]);
-				return hold({ kind: 'answered', byDashboard: dashboard.word });
-			}
+			if (isNew) return hold({ kind: 'send', earlier: 'none' });
 			if (!seen.has(sent)) {
 				// Another transfer of this node has this Transfer ID: asking recorded these values, forgotten again.
 				this.write(this.journal.forget([sent, open], { now: true }));
