@@ -178,7 +178,11 @@ const scratchWorkflows = [
 // The sender's script of the docs (docs/examples.md, "Signed events").
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 const chromiumPath = ensureChromium();
@@ -334,6 +338,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 								url,
 								(({ body, headers }) => ({ data: body, headers }))(
 									signEvent(
+										url,
 										{
 											eventId: 'browser_event_1',
 											beneId: seed.beneficiaries.verified,

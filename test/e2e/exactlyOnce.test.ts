@@ -28,7 +28,11 @@ jest.setTimeout(20 * 60 * 1000);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
@@ -509,7 +513,7 @@ test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED w
 		// Signed as the docs' sender script signs (examples/sign-event.js).
 		const response = await fetch(`${rest.url}/webhook/payouts-event`, {
 			method: 'POST',
-			...signEvent(body, n8n.EVENT_SIGNING.secret),
+			...signEvent(`${rest.url}/webhook/payouts-event`, body, n8n.EVENT_SIGNING.secret),
 		});
 		return { code: response.status, body: (await response.json()) as Json };
 	};

@@ -29,7 +29,11 @@ const queue = require('../../scripts/queue.js');
 // The sender's script of the docs (docs/examples.md, "Signed events").
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 // Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
@@ -411,7 +415,11 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 	test('the OAuth webhook example, published: a sign-in started here runs on a worker and answers the redirect, never with the token', async () => {
 		const started = await fetch(`${stack.main.url}/webhook/payouts-oauth-start`, {
 			method: 'POST',
-			...signEvent({ user: 'queue-user' }, n8n.APP_SIGNING.secret),
+			...signEvent(
+				`${stack.main.url}/webhook/payouts-oauth-start`,
+				{ user: 'queue-user' },
+				n8n.APP_SIGNING.secret,
+			),
 		});
 		expect(started.status).toBe(200);
 		const { verificationId } = (await started.json()) as { verificationId: string };
