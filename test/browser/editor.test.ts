@@ -321,7 +321,12 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 				webhooks[0]) as
 				| { name: string; parameters?: { path?: string; httpMethod?: string } }
 				| undefined;
-			if (runsHere && webhook && webhooks.length > 1) {
+			// A workflow with more than one trigger (the OAuth example's two webhooks; the event template's
+			// webhook and its 15-minute check) runs from the webhook's own button on the canvas.
+			const triggers = workflow.nodes.filter(
+				(node) => node.type === 'n8n-nodes-base.webhook' || /trigger$/i.test(node.type),
+			);
+			if (runsHere && webhook && triggers.length > 1) {
 				await page
 					.locator(`[data-test-id="canvas-node"][data-node-name="${webhook.name}"]`)
 					.hover();
@@ -773,6 +778,36 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			.sort();
 		expect(booked).toEqual(expect.arrayContaining(['nov_payout_0001', 'nov_payout_0003']));
 		expect(booked).not.toContain('nov_payout_0002');
+	});
+
+	test('a second import of a webhook template from a file publishes beside the first: the editor gives each import a path of its own', async () => {
+		const paths: string[] = [];
+		for (const file of ['event-payout.json', 'oauth-callback.json']) {
+			for (const copy of [1, 2]) {
+				// Workflows → Import from File, into a new workflow, saved: as a user imports a template twice.
+				await page.goto(`${server.url}/workflow/new`);
+				await page
+					.locator('[data-test-id="workflow-import-input"]')
+					.setInputFiles(path.join(ROOT, 'examples', file));
+				await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60000 });
+				await page.keyboard.press('Control+s');
+				await page.waitForURL(/\/workflow\/(?!new)[^/?]+/, { timeout: 30000 });
+				const id = /\/workflow\/([^/?]+)/.exec(page.url())?.[1] as string;
+				const saved = (await rest('GET', `/workflows/${id}`)) as {
+					versionId: string;
+					nodes: Array<{ type: string; webhookId?: string; parameters: { path?: string } }>;
+				};
+				// Published as the editor's toggle does: a clash of webhook paths would refuse it.
+				await rest('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
+				for (const node of saved.nodes.filter((entry) => entry.type === 'n8n-nodes-base.webhook')) {
+					expect([file, copy, node.parameters.path]).toEqual([file, copy, node.webhookId]);
+					paths.push(String(node.parameters.path));
+				}
+			}
+		}
+		expect(paths).toHaveLength(6);
+		expect(new Set(paths).size).toBe(6);
+		for (const webhookPath of paths) expect(webhookPath).toMatch(/^[0-9a-f-]{36}$/);
 	});
 
 	test("the credential's Test: a valid token connects, a refused one fails, also when the service answers HTTP 200", async () => {
