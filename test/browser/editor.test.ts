@@ -793,10 +793,20 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 				await page.keyboard.press('Control+s');
 				await page.waitForURL(/\/workflow\/(?!new)[^/?]+/, { timeout: 30000 });
 				const id = /\/workflow\/([^/?]+)/.exec(page.url())?.[1] as string;
-				const saved = (await rest('GET', `/workflows/${id}`)) as {
+				// The editor names the new workflow's id in its URL before its save has reached n8n.
+				type Saved = {
 					versionId: string;
 					nodes: Array<{ type: string; webhookId?: string; parameters: { path?: string } }>;
 				};
+				let saved: Saved | undefined;
+				for (let tries = 0; tries < 60 && !saved; tries++) {
+					saved = (await rest('GET', `/workflows/${id}`).catch(() => undefined)) as
+						| Saved
+						| undefined;
+					if (!saved) await page.waitForTimeout(500);
+				}
+				if (!saved)
+					throw new Error(`the editor's import of ${file} was not saved as workflow ${id}`);
 				// Published as the editor's toggle does: a clash of webhook paths would refuse it.
 				await rest('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
 				for (const node of saved.nodes.filter((entry) => entry.type === 'n8n-nodes-base.webhook')) {
