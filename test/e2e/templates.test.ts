@@ -19,6 +19,7 @@
  *   or not.
  */
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -411,9 +412,17 @@ describe('one token per workflow', () => {
 				fs.readFileSync(path.join(n8n.ROOT, 'examples', file), 'utf8'),
 			) as Workflow;
 			for (const copy of [1, 2]) {
-				// The editor's Import from File: the file's nodes, each credential found by its name, saved as a new workflow.
+				// The editor's Import from File, then Save: each webhook given a fresh webhook id, its empty
+				// path set to it (as the editor does for a Webhook node without a path; the browser test
+				// imports through the editor itself), each credential found by its name.
 				const nodes = shipped.nodes.map((node) => ({
 					...node,
+					...(node.type === 'n8n-nodes-base.webhook'
+						? (({ id }) => ({
+								webhookId: id,
+								parameters: { ...(node.parameters as Json), path: id },
+							}))({ id: crypto.randomUUID() })
+						: {}),
 					...(node.credentials
 						? {
 								credentials: Object.fromEntries(
@@ -673,14 +682,15 @@ describe('the OAuth example keeps no token in n8n', () => {
 		);
 	}
 
-	test('its last step fails, wired to the alert or not: the browser hears 500, and no saved execution holds the token', async () => {
+	test('its last step fails, wired to the alert or not: the browser hears no token (wired: 500, start it again), and no saved execution holds the token', async () => {
 		const wired = await signIn('oauth-fails');
 		expect(wired.code).toBe(500);
 		expect(JSON.parse(wired.text)).toEqual({
 			message: 'The sign-in could not be completed: start it again.',
 		});
+		// Not wired: the workflow stops at the step; n8n answers for it (2.41: 500 "Error in workflow"; 2.8: an empty 200).
 		const stops = await signIn('oauth-stops');
-		expect(stops.code).toBeGreaterThanOrEqual(500);
+		expect(stops.text).not.toMatch(/Connected/);
 		expect(`${wired.text}${stops.text}`).not.toMatch(/user-access-/);
 		// The sandbox's tokens read user-access-<reference>-<random>: none in any execution n8n saved (but the test-only one below).
 		const saved = await until(
