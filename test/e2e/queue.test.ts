@@ -49,10 +49,13 @@ type Workflow = {
 };
 
 const examplesDir = path.join(__dirname, '..', '..', 'examples');
-/** An example as shipped, with the id the harness gives it (the files carry none). */
+/** An example as shipped and as `npm start` imports it: the id and the webhooks' paths the harness gives it (the files carry neither). */
 const example = (name: string): Workflow => ({
 	id: n8n.EXAMPLE_IDS[`${name}.json`],
-	...JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')),
+	...n8n.withWebhookPaths(
+		`${name}.json`,
+		JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')),
+	),
 });
 
 function toolsAvailable() {
