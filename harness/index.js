@@ -56,6 +56,8 @@ module.exports = {
 	importCredential: workflows.importCredential,
 	importCredentials: workflows.importCredentials,
 	EXAMPLE_IDS: workflows.EXAMPLE_IDS,
+	EXAMPLE_WEBHOOK_PATHS: workflows.EXAMPLE_WEBHOOK_PATHS,
+	withWebhookPaths: workflows.withWebhookPaths,
 	exampleWorkflows: workflows.exampleWorkflows,
 	importWorkflows: workflows.importWorkflows,
 	importExamplesOnce: workflows.importExamplesOnce,

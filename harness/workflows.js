@@ -119,7 +119,42 @@ const EXAMPLE_IDS = {
 	'reconcile-dashboard.json': 'payoutsReconcile',
 };
 
-/** The example workflows as n8n's import format, each with the harness's id (EXAMPLE_IDS) and its `file`. */
+/**
+ * The paths `npm start` and the tests give the examples' webhooks. The files leave each webhook's
+ * path empty, so that every import gets its own: the editor's Import from File makes one of a fresh
+ * id, and a second import of a template publishes beside the first. n8n's CLI import keeps the file
+ * as it is, so this harness gives each webhook a readable path of its own, the one the docs' commands use.
+ */
+const EXAMPLE_WEBHOOK_PATHS = {
+	'event-payout.json': { 'Payout Event': 'payouts-event' },
+	'queue-claim-payout.json': { 'Top-Up Event': 'payouts-claimed-topup' },
+	'oauth-callback.json': {
+		'Start a Sign-In': 'payouts-oauth-start',
+		'OAuth Redirect URL': 'payouts-oauth-callback',
+	},
+};
+
+/** An example as `npm start` imports it: each webhook whose path the file leaves empty gets its EXAMPLE_WEBHOOK_PATHS path. */
+function withWebhookPaths(file, workflow) {
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((node) => {
+			if (node.type !== 'n8n-nodes-base.webhook' || node.parameters?.path) return node;
+			const webhookPath = EXAMPLE_WEBHOOK_PATHS[file]?.[node.name];
+			if (!webhookPath)
+				throw new Error(
+					`examples/${file}: webhook '${node.name}' has no path in EXAMPLE_WEBHOOK_PATHS (harness/workflows.js): give it one`,
+				);
+			return {
+				...node,
+				webhookId: `${webhookPath}-0001`,
+				parameters: { ...node.parameters, path: webhookPath },
+			};
+		}),
+	};
+}
+
+/** The example workflows as n8n's import format, each with the harness's id (EXAMPLE_IDS), its webhooks' paths (EXAMPLE_WEBHOOK_PATHS) and its `file`. */
 function exampleWorkflows() {
 	const dir = path.join(ROOT, 'examples');
 	return fs
@@ -133,7 +168,7 @@ function exampleWorkflows() {
 				);
 			return {
 				id: EXAMPLE_IDS[file],
-				...JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')),
+				...withWebhookPaths(file, JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))),
 				file,
 			};
 		});
@@ -256,6 +291,8 @@ module.exports = {
 	importCredential,
 	importCredentials,
 	EXAMPLE_IDS,
+	EXAMPLE_WEBHOOK_PATHS,
+	withWebhookPaths,
 	exampleWorkflows,
 	importWorkflows,
 	importExamplesOnce,

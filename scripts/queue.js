@@ -466,7 +466,7 @@ function publishedWebhooks(workflows, publish) {
 			workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.webhook' && !node.disabled),
 		)
 		.map((node) => ({
-			path: node.parameters?.path ?? node.webhookId,
+			path: node.parameters?.path || node.webhookId,
 			method: node.parameters?.httpMethod ?? 'GET',
 		}));
 }

@@ -149,6 +149,11 @@ n8n ${runtime.version} (Node ${runtime.nodeVersion}) is running with n8n-nodes-p
   Sandbox:   ${sandbox.baseUrl}  (credential "Payouts Sandbox"; what it received: ${sandbox.baseUrl}/__sandbox/requests;
              incident windows read in ${SANDBOX_TIMEZONE}: --sandbox-timezone or SANDBOX_TIMEZONE)
   Examples:  Overview → the workflows named "Payouts: …" (from examples/)
+  Webhooks:  ${Object.values(n8n.EXAMPLE_WEBHOOK_PATHS)
+		.flatMap((paths) => Object.values(paths))
+		.map((webhookPath) => `${server.url}/webhook/${webhookPath}`)
+		.join(',\n             ')}
+             (each answers once its workflow is published; senders sign for these URLs: docs/examples.md)
   n8n log:   ${logFile}
   Versions:  ${n8n.VERSIONS.versions.map((entry) => entry.n8n).join(', ')}  (npm start -- --n8n <version>)
 

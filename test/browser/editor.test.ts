@@ -178,7 +178,11 @@ const scratchWorkflows = [
 // The sender's script of the docs (docs/examples.md, "Signed events").
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 const chromiumPath = ensureChromium();
@@ -317,7 +321,12 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 				webhooks[0]) as
 				| { name: string; parameters?: { path?: string; httpMethod?: string } }
 				| undefined;
-			if (runsHere && webhook && webhooks.length > 1) {
+			// A workflow with more than one trigger (the OAuth example's two webhooks; the event template's
+			// webhook and its 15-minute check) runs from the webhook's own button on the canvas.
+			const triggers = workflow.nodes.filter(
+				(node) => node.type === 'n8n-nodes-base.webhook' || /trigger$/i.test(node.type),
+			);
+			if (runsHere && webhook && triggers.length > 1) {
 				await page
 					.locator(`[data-test-id="canvas-node"][data-node-name="${webhook.name}"]`)
 					.hover();
@@ -334,6 +343,7 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 								url,
 								(({ body, headers }) => ({ data: body, headers }))(
 									signEvent(
+										url,
 										{
 											eventId: 'browser_event_1',
 											beneId: seed.beneficiaries.verified,
@@ -768,6 +778,46 @@ describeWithBrowser('the n8n editor with n8n-nodes-payouts', () => {
 			.sort();
 		expect(booked).toEqual(expect.arrayContaining(['nov_payout_0001', 'nov_payout_0003']));
 		expect(booked).not.toContain('nov_payout_0002');
+	});
+
+	test('a second import of a webhook template from a file publishes beside the first: the editor gives each import a path of its own', async () => {
+		const paths: string[] = [];
+		for (const file of ['event-payout.json', 'oauth-callback.json']) {
+			for (const copy of [1, 2]) {
+				// Workflows → Import from File, into a new workflow, saved: as a user imports a template twice.
+				await page.goto(`${server.url}/workflow/new`);
+				await page
+					.locator('[data-test-id="workflow-import-input"]')
+					.setInputFiles(path.join(ROOT, 'examples', file));
+				await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60000 });
+				await page.keyboard.press('Control+s');
+				await page.waitForURL(/\/workflow\/(?!new)[^/?]+/, { timeout: 30000 });
+				const id = /\/workflow\/([^/?]+)/.exec(page.url())?.[1] as string;
+				// The editor names the new workflow's id in its URL before its save has reached n8n.
+				type Saved = {
+					versionId: string;
+					nodes: Array<{ type: string; webhookId?: string; parameters: { path?: string } }>;
+				};
+				let saved: Saved | undefined;
+				for (let tries = 0; tries < 60 && !saved; tries++) {
+					saved = (await rest('GET', `/workflows/${id}`).catch(() => undefined)) as
+						| Saved
+						| undefined;
+					if (!saved) await page.waitForTimeout(500);
+				}
+				if (!saved)
+					throw new Error(`the editor's import of ${file} was not saved as workflow ${id}`);
+				// Published as the editor's toggle does: a clash of webhook paths would refuse it.
+				await rest('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
+				for (const node of saved.nodes.filter((entry) => entry.type === 'n8n-nodes-base.webhook')) {
+					expect([file, copy, node.parameters.path]).toEqual([file, copy, node.webhookId]);
+					paths.push(String(node.parameters.path));
+				}
+			}
+		}
+		expect(paths).toHaveLength(6);
+		expect(new Set(paths).size).toBe(6);
+		for (const webhookPath of paths) expect(webhookPath).toMatch(/^[0-9a-f-]{36}$/);
 	});
 
 	test("the credential's Test: a valid token connects, a refused one fails, also when the service answers HTTP 200", async () => {

@@ -28,7 +28,11 @@ jest.setTimeout(20 * 60 * 1000);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 const credentials = { payoutsApi: { id: n8n.CREDENTIAL_ID, name: 'Payouts Sandbox' } };
@@ -503,50 +507,62 @@ describe('webhook events at once, one execution each (report 4)', () => {
 	});
 });
 
-test('the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED when the event comes again, 503 for no clear answer (also when it comes again and the service holds it), 422 for a refusal', async () => {
-	await n8n.waitForWebhook(rest.url, 'payouts-event');
-	const post = async (body: Json) => {
-		// Signed as the docs' sender script signs (examples/sign-event.js).
-		const response = await fetch(`${rest.url}/webhook/payouts-event`, {
-			method: 'POST',
-			...signEvent(body, n8n.EVENT_SIGNING.secret),
+/** The event example keeps its record of events in a data table it creates: n8n 1.x's Data table node cannot create one. */
+const withDataTables = !String(n8n.N8N_VERSION).startsWith('1.');
+if (!withDataTables)
+	process.stderr.write(
+		`[exactlyOnce test] the event example's test SKIPPED on n8n ${n8n.N8N_VERSION}: it needs n8n 2.8 or later (docs/examples.md)\n`,
+	);
+(withDataTables ? test : test.skip)(
+	'the event example answers the sender: 200 SUCCESS, 200 ALREADY_SUBMITTED when the event comes again, 503 for no clear answer (also when it comes again and the service holds it), 422 for a refusal',
+	async () => {
+		await n8n.waitForWebhook(rest.url, 'payouts-event');
+		const post = async (body: Json) => {
+			// Signed as the docs' sender script signs (examples/sign-event.js).
+			const response = await fetch(`${rest.url}/webhook/payouts-event`, {
+				method: 'POST',
+				...signEvent(`${rest.url}/webhook/payouts-event`, body, n8n.EVENT_SIGNING.secret),
+			});
+			return { code: response.status, body: (await response.json()) as Json };
+		};
+		const event = { eventId: 'eo11_evt_1', beneId: seed.beneficiaries.verified, amount: 120 };
+		expect(await post(event)).toEqual({
+			code: 200,
+			body: expect.objectContaining({
+				eventId: 'eo11_evt_1',
+				status: 'SUCCESS',
+				referenceId: expect.any(String),
+			}),
 		});
-		return { code: response.status, body: (await response.json()) as Json };
-	};
-	const event = { eventId: 'eo11_evt_1', beneId: seed.beneficiaries.verified, amount: 120 };
-	expect(await post(event)).toEqual({
-		code: 200,
-		body: expect.objectContaining({
-			eventId: 'eo11_evt_1',
-			status: 'SUCCESS',
-			referenceId: expect.any(String),
-		}),
-	});
-	const again = await post(event);
-	expect(again).toEqual({
-		code: 200,
-		body: expect.objectContaining({ status: 'ALREADY_SUBMITTED', referenceId: expect.any(String) }),
-	});
-	sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
-	expect((await post({ ...event, eventId: 'eo11_evt_2' })).code).toBe(503);
-	// The sender delivers it again later: the service refuses the repeat; never paid twice, and not
-	// reported paid either: the service holding it is no evidence of money.
-	expect(await post({ ...event, eventId: 'eo11_evt_2' })).toEqual({
-		code: 503,
-		body: expect.objectContaining({
-			status: 'UNKNOWN',
-			hint: expect.stringMatching(/whether its money moved is in the dashboard/),
-		}),
-	});
-	expect(await post({ ...event, eventId: 'eo11_evt_3', beneId: seed.unknownBeneId })).toEqual({
-		code: 422,
-		body: expect.objectContaining({
-			status: 'ERROR',
-			hint: expect.stringMatching(/No beneficiary has this 'Beneficiary ID'/),
-		}),
-	});
-	expectEachPaidOnce([120, 120], 'eo11_');
-});
+		const again = await post(event);
+		expect(again).toEqual({
+			code: 200,
+			body: expect.objectContaining({
+				status: 'ALREADY_SUBMITTED',
+				referenceId: expect.any(String),
+			}),
+		});
+		sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
+		expect((await post({ ...event, eventId: 'eo11_evt_2' })).code).toBe(503);
+		// The sender delivers it again later: the service refuses the repeat; never paid twice, and not
+		// reported paid either: the service holding it is no evidence of money.
+		expect(await post({ ...event, eventId: 'eo11_evt_2' })).toEqual({
+			code: 503,
+			body: expect.objectContaining({
+				status: 'UNKNOWN',
+				hint: expect.stringMatching(/whether its money moved is in the dashboard/),
+			}),
+		});
+		expect(await post({ ...event, eventId: 'eo11_evt_3', beneId: seed.unknownBeneId })).toEqual({
+			code: 422,
+			body: expect.objectContaining({
+				status: 'ERROR',
+				hint: expect.stringMatching(/No beneficiary has this 'Beneficiary ID'/),
+			}),
+		});
+		expectEachPaidOnce([120, 120], 'eo11_');
+	},
+);
 
 test('Retry On Fail with an answer lost after the money moved: every row paid once, none reported paid by guess, the rows after it not held back', async () => {
 	sandbox.configure({

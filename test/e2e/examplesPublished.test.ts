@@ -28,9 +28,10 @@ jest.setTimeout(20 * 60 * 1000);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
 	signEvent: (
+		url: string,
 		body: unknown,
 		secret: string,
-		options?: { now?: number; lifetimeSeconds?: number },
+		options?: { now?: number; lifetimeSeconds?: number; audience?: string },
 	) => { body: string; headers: Record<string, string> };
 };
 
@@ -297,7 +298,7 @@ describe('the OAuth callback, published', () => {
 	const startSignIn = async (body: unknown, secret = n8n.APP_SIGNING.secret) => {
 		const response = await fetch(`${rest.url}/webhook/payouts-oauth-start`, {
 			method: 'POST',
-			...signEvent(body, secret),
+			...signEvent(`${rest.url}/webhook/payouts-oauth-start`, body, secret),
 		});
 		const text = await response.text();
 		return {
@@ -408,8 +409,12 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 			retryAfter: response.headers.get('retry-after'),
 		};
 	}
-	const signed = (body: unknown, options?: { now?: number; lifetimeSeconds?: number }) =>
-		signEvent(body, n8n.EVENT_SIGNING.secret, options);
+	/** Signed as the sender's script signs, for the webhook it is sent to (`payouts-event` unless said). */
+	const signed = (
+		body: unknown,
+		options?: { now?: number; lifetimeSeconds?: number; audience?: string },
+		webhookPath = 'payouts-event',
+	) => signEvent(`${rest.url}/webhook/${webhookPath}`, body, n8n.EVENT_SIGNING.secret, options);
 	const event = (
 		eventId: string,
 		amount: unknown = '250.00',
@@ -417,7 +422,7 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 	) => ({ eventId, beneId, amount });
 	const nothingSent = async () => ({ ledger: await ledger(), requests: transferRequests().length });
 
-	test('unsigned, signed with another secret, expired or with alg "none": n8n refuses it (401, 403) and nothing runs; stale or over another body: the template refuses it (401); nothing is paid', async () => {
+	test('unsigned, signed with another secret, expired or with alg "none": n8n refuses it (401, 403) and nothing runs; stale, over another body or made for another webhook: the template refuses it (401); nothing is paid', async () => {
 		const before = {
 			...(await nothingSent()),
 			executions: (await executionsOf('payoutsEventPayout')).length,
@@ -426,7 +431,9 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 		const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${good.headers.authorization.split('.')[1]}.`;
 		const byN8n = {
 			unsigned: await deliver({ body: good.body, headers: { 'content-type': 'application/json' } }),
-			otherSecret: await deliver(signEvent(event('evt_sig_2'), 'not-the-secret')),
+			otherSecret: await deliver(
+				signEvent(`${rest.url}/webhook/payouts-event`, event('evt_sig_2'), 'not-the-secret'),
+			),
 			expired: await deliver(signed(event('evt_sig_3'), { now: Date.now() - 10 * 60_000 })),
 			algNone: await deliver({
 				body: good.body,
@@ -454,6 +461,9 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 				...signed(event('evt_sig_5')),
 				body: JSON.stringify(event('evt_sig_5', '999.00')),
 			}),
+			// Made for another workflow's webhook (here the broken copy's), or naming none, as before audiences.
+			otherWebhook: await deliver(signed(event('evt_sig_6'), {}, 'payouts-event-broken')),
+			noAudience: await deliver(signed(event('evt_sig_7'), { audience: '' })),
 		};
 		for (const answer of Object.values(byTemplate))
 			expect({ code: answer.code, status: answer.body?.status }).toEqual({
@@ -532,11 +542,11 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 			false,
 		],
 		[
-			'ERROR that may succeed later (failed at the bank)',
+			'ERROR whose Transfer ID can never pay (failed at the bank)',
 			event('evt_ans_4', '20.00', seed.beneficiaries.bankFails),
-			503,
+			409,
 			'ERROR',
-			'60',
+			null,
 			false,
 		],
 		[
@@ -578,7 +588,10 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 
 	test('what the sender hears: Pay Payee did not run at all (its credential has an http:// Base URL): 503 NOT_SENT with Retry-After, nothing sent', async () => {
 		const before = await nothingSent();
-		const answer = await deliver(signed(event('evt_ans_8', '20.00')), 'payouts-event-broken');
+		const answer = await deliver(
+			signed(event('evt_ans_8', '20.00'), {}, 'payouts-event-broken'),
+			'payouts-event-broken',
+		);
 		expect({
 			code: answer.code,
 			status: answer.body?.status,

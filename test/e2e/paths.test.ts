@@ -33,7 +33,11 @@ import type { Sandbox } from '../../harness/sandbox';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -360,7 +364,11 @@ describePostgres(
 			// Signed as a sender does (examples/sign-event.js), with the secret npm start gives "Payouts Event Signing".
 			const response = await fetch(`${rest.url}/webhook/payouts-claimed-topup`, {
 				method: 'POST',
-				...signEvent({ eventId, amount }, n8n.EVENT_SIGNING.secret),
+				...signEvent(
+					`${rest.url}/webhook/payouts-claimed-topup`,
+					{ eventId, amount },
+					n8n.EVENT_SIGNING.secret,
+				),
 			});
 			return { code: response.status, body: (await response.json()) as Json };
 		};

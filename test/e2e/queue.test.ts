@@ -29,7 +29,11 @@ const queue = require('../../scripts/queue.js');
 // The sender's script of the docs (docs/examples.md, "Signed events").
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
-	signEvent: (body: unknown, secret: string) => { body: string; headers: Record<string, string> };
+	signEvent: (
+		url: string,
+		body: unknown,
+		secret: string,
+	) => { body: string; headers: Record<string, string> };
 };
 
 // Long: besides its own work, it may wait for another queue-mode suite (one at a time, scripts/queue.js).
@@ -45,10 +49,13 @@ type Workflow = {
 };
 
 const examplesDir = path.join(__dirname, '..', '..', 'examples');
-/** An example as shipped, with the id the harness gives it (the files carry none). */
+/** An example as shipped and as `npm start` imports it: the id and the webhooks' paths the harness gives it (the files carry neither). */
 const example = (name: string): Workflow => ({
 	id: n8n.EXAMPLE_IDS[`${name}.json`],
-	...JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')),
+	...n8n.withWebhookPaths(
+		`${name}.json`,
+		JSON.parse(fs.readFileSync(path.join(examplesDir, `${name}.json`), 'utf8')),
+	),
 });
 
 function toolsAvailable() {
@@ -411,7 +418,11 @@ describeQueue('queue mode: one main, two workers, Postgres and Redis', () => {
 	test('the OAuth webhook example, published: a sign-in started here runs on a worker and answers the redirect, never with the token', async () => {
 		const started = await fetch(`${stack.main.url}/webhook/payouts-oauth-start`, {
 			method: 'POST',
-			...signEvent({ user: 'queue-user' }, n8n.APP_SIGNING.secret),
+			...signEvent(
+				`${stack.main.url}/webhook/payouts-oauth-start`,
+				{ user: 'queue-user' },
+				n8n.APP_SIGNING.secret,
+			),
 		});
 		expect(started.status).toBe(200);
 		const { verificationId } = (await started.json()) as { verificationId: string };

@@ -34,9 +34,10 @@ const queue = require('../../scripts/queue.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { signEvent } = require('../../examples/sign-event.js') as {
 	signEvent: (
+		url: string,
 		body: unknown,
 		secret: string,
-		options?: { now?: number; lifetimeSeconds?: number },
+		options?: { now?: number; lifetimeSeconds?: number; audience?: string },
 	) => { body: string; headers: Record<string, string> };
 };
 
@@ -158,9 +159,13 @@ async function deliver(
 	}
 }
 
-/** The event `{ eventId, amount }`, signed now with the demo secret npm start gives "Payouts Event Signing". */
-const signed = (event: Json, options?: { now?: number; lifetimeSeconds?: number }) =>
-	signEvent(event, n8n.EVENT_SIGNING.secret, options);
+/** The event `{ eventId, amount }`, signed now with the demo secret npm start gives "Payouts Event Signing", for the webhook it is sent to. */
+const signed = (
+	event: Json,
+	options?: { now?: number; lifetimeSeconds?: number; audience?: string },
+	webhookPath = 'payouts-claimed-topup',
+) =>
+	signEvent(`${stack.main.url}/webhook/${webhookPath}`, event, n8n.EVENT_SIGNING.secret, options);
 
 async function post(
 	webhookPath: string,
@@ -168,7 +173,11 @@ async function post(
 	amount: number,
 	timeoutMs = 120_000,
 ): Promise<Answer> {
-	return await deliver(webhookPath, signed({ eventId, amount: amount.toFixed(2) }), timeoutMs);
+	return await deliver(
+		webhookPath,
+		signed({ eventId, amount: amount.toFixed(2) }, {}, webhookPath),
+		timeoutMs,
+	);
 }
 
 /** What payouts.claims holds for a Transfer ID (psql as n8n's database user), or undefined. */
@@ -389,7 +398,7 @@ describeQueue(
 			expect(bookings('pc-evt-').size).toBe(EVENTS);
 		});
 
-		test('signed events: unsigned, signed with another secret, expired, stale or over another body is refused with nothing claimed or sent; a replay pays nothing more', async () => {
+		test('signed events: unsigned, signed with another secret, expired, stale, over another body or made for another webhook is refused with nothing claimed or sent; a replay pays nothing more', async () => {
 			const before = {
 				ledger: sandbox.state().transfers.length,
 				requests: sandbox.requests().length,
@@ -403,7 +412,11 @@ describeQueue(
 				}),
 				otherSecret: await deliver(
 					'payouts-claimed-topup',
-					signEvent(event('sig-evt-2'), 'not-the-secret'),
+					signEvent(
+						`${stack.main.url}/webhook/payouts-claimed-topup`,
+						event('sig-evt-2'),
+						'not-the-secret',
+					),
 				),
 				expired: await deliver(
 					'payouts-claimed-topup',
@@ -417,15 +430,35 @@ describeQueue(
 					...signed(event('sig-evt-5')),
 					body: JSON.stringify({ ...event('sig-evt-5'), amount: '900.00' }),
 				}),
+				// A token the sender made for the event template's webhook, replayed here (issue 48's finding).
+				otherWebhook: await deliver(
+					'payouts-claimed-topup',
+					signed(event('sig-evt-6'), {}, 'payouts-event'),
+				),
 			};
 			expect(
 				Object.fromEntries(Object.entries(refused).map(([name, answer]) => [name, answer.status])),
-			).toEqual({ unsigned: 401, otherSecret: 403, expired: 403, stale: 401, otherBody: 401 });
-			expect([refused.stale.body.status, refused.otherBody.body.status]).toEqual([
-				'UNSIGNED',
-				'UNSIGNED',
-			]);
-			for (const transferId of ['sig-evt-1', 'sig-evt-2', 'sig-evt-3', 'sig-evt-4', 'sig-evt-5'])
+			).toEqual({
+				unsigned: 401,
+				otherSecret: 403,
+				expired: 403,
+				stale: 401,
+				otherBody: 401,
+				otherWebhook: 401,
+			});
+			expect([
+				refused.stale.body.status,
+				refused.otherBody.body.status,
+				refused.otherWebhook.body.status,
+			]).toEqual(['UNSIGNED', 'UNSIGNED', 'UNSIGNED']);
+			for (const transferId of [
+				'sig-evt-1',
+				'sig-evt-2',
+				'sig-evt-3',
+				'sig-evt-4',
+				'sig-evt-5',
+				'sig-evt-6',
+			])
 				expect(claimOf(transferId)).toBeUndefined();
 			expect({
 				ledger: sandbox.state().transfers.length,

@@ -46,12 +46,19 @@ type RunData = {
 	};
 };
 
-/** An example workflow of examples/, as shipped, with the id the harness gives it (the files carry none: harness/workflows.js, EXAMPLE_IDS). */
+/**
+ * An example workflow of examples/, as shipped and as `npm start` imports it: with the id the harness
+ * gives it and its webhooks' paths (the files carry neither: harness/workflows.js, EXAMPLE_IDS and
+ * EXAMPLE_WEBHOOK_PATHS).
+ */
 export function example(name: string): Workflow {
 	const file = `${name}.json`;
 	return {
 		id: n8n.EXAMPLE_IDS[file],
-		...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')),
+		...n8n.withWebhookPaths(
+			file,
+			JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', file), 'utf8')),
+		),
 	};
 }
 

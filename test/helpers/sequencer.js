@@ -25,6 +25,7 @@ const MEASURED = {
 	'test/e2e/chaosTopUps.test.ts': 205,
 	'test/e2e/examplesPublished.test.ts': 176,
 	'test/e2e/paths.test.ts': 176,
+	'test/e2e/templates.test.ts': 120,
 	'test/e2e/scale.test.ts': 171,
 	'test/simulator/reports.test.ts': 152,
 	'test/simulator/simulator.test.ts': 139,

@@ -486,6 +486,31 @@ test('the examples import into any n8n: no workflow id, no credential id (n8n fi
 	expect(new Set(Object.values(harness.EXAMPLE_IDS)).size).toBe(shipped.length);
 });
 
+test('the examples leave each webhook its own path on import: none carries a path or a webhook id (the editor gives each import a fresh one); the harness gives each a readable one', () => {
+	const webhooks = shipped.flatMap(({ file, json }) =>
+		json.nodes
+			.filter((node) => node.type === 'n8n-nodes-base.webhook')
+			.map((node) => ({ file, node: node as ExampleNode & { webhookId?: string } })),
+	);
+	expect(webhooks.length).toBeGreaterThanOrEqual(4);
+	for (const { file, node } of webhooks)
+		expect([file, node.name, node.parameters?.path, node.webhookId]).toEqual([
+			file,
+			node.name,
+			'',
+			undefined,
+		]);
+	// npm start and the tests import with n8n's CLI, which keeps the file as it is: the harness gives the paths the docs use.
+	const paths = webhooks.map(
+		({ file, node }) =>
+			(harness as unknown as { EXAMPLE_WEBHOOK_PATHS: Record<string, Record<string, string>> })
+				.EXAMPLE_WEBHOOK_PATHS[file]?.[node.name],
+	);
+	expect(paths.every((entry) => typeof entry === 'string')).toBe(true);
+	expect(new Set(paths).size).toBe(paths.length);
+	for (const entry of paths) expect(examplesPage).toContain(`/webhook/${entry}`);
+});
+
 test("no example's webhook lacks authentication: n8n's Header Auth, JWT or Basic Auth with its credential, or a browser redirect that moves no money and never answers with the token", () => {
 	expect(examples.flatMap(unauthenticatedWebhooks)).toEqual([]);
 	// Every webhook that starts a payout takes signed events only: n8n's JWT Auth, and no way to the payouts node but through the check of the body's digest and the signature's age.
@@ -502,10 +527,11 @@ test("no example's webhook lacks authentication: n8n's Header Auth, JWT or Basic
 });
 
 type Connections = Record<string, { main?: Array<Array<{ node: string }> | null> }>;
-/** The signature check: an IF whose condition compares the token's body digest and its age. */
+/** The signature check: an IF whose condition compares the token's body digest, its audience (this webhook) and its age. */
 const isSignatureCheck = (node: ExampleNode | undefined) =>
 	node?.type === 'n8n-nodes-base.if' &&
 	/jwtPayload\?\.body_sha256 === \$json\.bodySha256/.test(JSON.stringify(node.parameters)) &&
+	/jwtPayload\?\.aud === String\(\$json\.webhookUrl\)/.test(JSON.stringify(node.parameters)) &&
 	/jwtPayload\.iat >= \$now\.toSeconds\(\) - 300/.test(JSON.stringify(node.parameters));
 /** The payouts nodes a webhook reaches without passing a signature check's true output (after the raw body's digest). */
 function unsignedWayToPay(
@@ -544,19 +570,25 @@ test('the signed-events check finds a way to pay around the signature (so its si
 		connections: Connections;
 	};
 	expect(unsignedWayToPay(event)).toEqual([]);
-	// The false branch wired to the payout, or the check removed: a way to pay unsigned.
+	// The false branch wired to the payout, or the check removed, or its audience left out: a way to pay unsigned.
+	const check = 'Signed for This Webhook, Just Now?';
 	const connections = {
 		...event.connections,
-		'Signed Just Now?': { main: [[{ node: 'Per-Event Limit' }], [{ node: 'Pay Payee' }]] },
+		[check]: { main: [[{ node: 'Limits' }], [{ node: 'Pay Payee' }]] },
 	};
 	expect(unsignedWayToPay({ ...event, connections })).toEqual(['Pay Payee']);
-	const unchecked = {
+	const changed = (parameters: (given: Record<string, unknown>) => Record<string, unknown>) => ({
 		...event,
 		nodes: event.nodes.map((node) =>
-			node.name === 'Signed Just Now?' ? { ...node, parameters: {} } : node,
+			node.name === check ? { ...node, parameters: parameters(node.parameters ?? {}) } : node,
 		),
-	};
-	expect(unsignedWayToPay(unchecked)).toEqual(['Pay Payee']);
+	});
+	expect(unsignedWayToPay(changed(() => ({})))).toEqual(['Pay Payee']);
+	const withoutAudience = changed((given) =>
+		JSON.parse(JSON.stringify(given).replace(/\$json\.jwtPayload\?\.aud === [^&]+&& /, '')),
+	);
+	expect(JSON.stringify(withoutAudience)).not.toContain('jwtPayload?.aud');
+	expect(unsignedWayToPay(withoutAudience)).toEqual(['Pay Payee']);
 });
 
 test('the webhook check finds what it is for (so its silence means something)', () => {
