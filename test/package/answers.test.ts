@@ -156,7 +156,11 @@ const redact = (text: string) => text;
 const speakerOf = (file: string): Speaker =>
 	file === EVENT
 		? { operation: OPERATIONS.standardTransfer, guard: 'service' }
-		: { operation: OPERATIONS.internalTransfer, guard: 'earlierStep' };
+		: {
+				operation: OPERATIONS.internalTransfer,
+				guard: 'node',
+				options: { claimHeldEarlier: true },
+			};
 const entryOf = (file: string): Planned =>
 	plan(OPERATIONS[OPERATION[file]], {
 		...(file === EVENT
@@ -297,7 +301,6 @@ function nodeCases(file: string): Case[] {
 		[{ kind: 'stoppedBeforeSending' }, 'later'],
 		[{ kind: 'recordFailed', reason: 'SQLITE_BUSY: database is locked' }, 'later'],
 		[{ kind: 'recordFull', size: 50_000 }, 'later'],
-		[{ kind: 'sentEarlierInExecution' }, 'unknown'],
 		[
 			{
 				kind: 'earlierNodeInDoubt',
