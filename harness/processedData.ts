@@ -9,7 +9,7 @@
 import { DataDeduplicationService } from 'n8n-core';
 import type { ICheckProcessedContextData, ICheckProcessedOptions } from 'n8n-workflow';
 
-import { MAX_ENTRIES } from '../nodes/shared/record/journal';
+import { MAX_ENTRIES } from '../nodes/shared/record';
 import { ProcessedDataModel } from './processedDataModel';
 
 /** n8n's database, as the engine tests' n8n process sees it. */

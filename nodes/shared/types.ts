@@ -101,7 +101,7 @@ export interface Clock {
 export type DashboardVerdict = 'paid' | 'failed' | 'notFound';
 
 export interface DashboardStatus {
-	verdict: DashboardVerdict;
+	result: DashboardVerdict;
 	/** The word as the dashboard wrote it, for the output. */
 	word: string;
 }

@@ -2,7 +2,7 @@
  * The record's room, in n8n's engine: n8n drops a processed-data row's oldest marks past its
  * limit, and a dropped mark is a forgotten payment, so the record never lets that happen. From
  * NEARLY_FULL marks every row a run writes says how full the workflow's record is (`recordNote`);
- * past ROOM_FOR_NEW it takes on no transfer it does not hold: an internal top-up (the record is its
+ * past NEW_KEY_LIMIT it takes on no transfer it does not hold: an internal top-up (the record is its
  * only guard) is refused and nothing is sent; a card or standard transfer (the service refuses a
  * repeat) is sent without a record and says so. The transfers it holds read what it holds, and
  * nothing it held is dropped. The workflow's row is filled through n8n's own store calls with marks
@@ -10,7 +10,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { ROOM, ROOM_FOR_NEW } from '../../nodes/shared/record/journal';
+import { ENTRY_LIMIT, NEW_KEY_LIMIT } from '../../nodes/shared/record';
 import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
 import {
 	heldByRecord,
@@ -28,7 +28,7 @@ const service = useSandbox();
 beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
 
 /** From here on every row a run writes says how full the record is. */
-const NEARLY_FULL = ROOM_FOR_NEW - 2_000;
+const NEARLY_FULL = NEW_KEY_LIMIT - 2_000;
 const thousands = (count: number) => count.toLocaleString('en-US');
 
 const nodes = {
@@ -95,7 +95,7 @@ test.each([
 		'sends new transfers without recording them \\(a repeat then reads ALREADY_EXISTS\\)',
 	],
 ] as const)(
-	`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(ROOM_FOR_NEW)}`,
+	`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(NEW_KEY_LIMIT)}`,
 	async (kind, what) => {
 		await fillRecordTo(NEARLY_FULL - 20);
 		const { items, error } = await runNode(
@@ -113,14 +113,14 @@ test.each([
 		for (const note of notes.filter((entry) => entry !== undefined)) {
 			expect(note).toMatch(
 				new RegExp(
-					`^The record of sent transfers holds 48,\\d{3} entries; from ${thousands(ROOM_FOR_NEW)} on it ${what}, so that it never forgets a transfer it holds\\.$`,
+					`^The record of sent transfers holds 48,\\d{3} entries; from ${thousands(NEW_KEY_LIMIT)} on it ${what}, so that it never forgets a transfer it holds\\.$`,
 				),
 			);
 		}
 	},
 );
 
-test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
+test(`past ${thousands(NEW_KEY_LIMIT)} marks: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
 	// What earlier runs left: paid top-ups, a top-up in doubt, paid standard and card transfers.
 	const paidTopUps = rows(3, 'kept_topup');
 	const [inDoubt] = rows(1, 'kept_doubt').map((row) => ({ ...row, amount: 50 }));
@@ -133,7 +133,7 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 	await runNode(nodes.standard(), paidStandard, service.credentials());
 	await runNode(nodes.card(), [paidCard], service.credentials());
 	await storeAtRest();
-	const earlier = await fillRecordTo(ROOM_FOR_NEW);
+	const earlier = await fillRecordTo(NEW_KEY_LIMIT);
 	// A restarted n8n: what the rows read comes from n8n's database alone.
 	restartN8n();
 	service.sandbox.clearRequests();
@@ -198,7 +198,7 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 
 	// Nothing the record held was dropped: every mark earlier runs left is still there, and the row never passed its room.
 	await storeAtRest();
-	expect(await recordSize(workflowIdOfTest())).toBeLessThanOrEqual(ROOM);
+	expect(await recordSize(workflowIdOfTest())).toBeLessThanOrEqual(ENTRY_LIMIT);
 	expect(await heldByRecord(workflowIdOfTest(), earlier)).toHaveLength(earlier.length);
 	expectEachPaidOnce(
 		service.sandbox,
@@ -211,7 +211,7 @@ test(`past ${thousands(ROOM_FOR_NEW)} marks: new top-ups are refused and nothing
 // The record is the workflow's, shared by every Payouts Transfer node of it: the note's advice is a
 // copy of the workflow (a new id, a record of its own), not of the node.
 test("the record-full note's advice, followed literally (a copy of the workflow), gives new transfers a record", async () => {
-	await fillRecordTo(ROOM_FOR_NEW);
+	await fillRecordTo(NEW_KEY_LIMIT);
 	const [sentUnrecorded, afterTheAdvice] = rows(2, 'advice');
 	const { items } = await runNode(nodes.standard(), [sentUnrecorded], service.credentials());
 	const advice = String(items[0].json.recordNote);

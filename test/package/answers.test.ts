@@ -22,8 +22,8 @@ import { invalid } from '../../nodes/shared/input/items';
 import { errorRows } from '../../nodes/shared/outcomes/errors';
 import type { ErrorRow } from '../../nodes/shared/outcomes/errors';
 import { interpret } from '../../nodes/shared/outcomes/interpret';
-import { say } from '../../nodes/shared/outcomes/words';
-import type { RowVerdict, Speaker } from '../../nodes/shared/outcomes/words';
+import { rowOutcome } from '../../nodes/shared/outcomes/messages';
+import type { RunResult, MessageContext } from '../../nodes/shared/outcomes/messages';
 import { errorItem } from '../../nodes/shared/output/output';
 import { readAnswer } from '../../nodes/shared/transport/answer';
 import type { Failure, OperationName, Outcome, Planned } from '../../nodes/shared/types';
@@ -153,7 +153,7 @@ const outcomeAfterPaying = (file: string, item: Json, record: Json = NEW_EVENT) 
 // ---- The payouts node's own outcomes ---------------------------------------------------------
 
 const redact = (text: string) => text;
-const speakerOf = (file: string): Speaker =>
+const speakerOf = (file: string): MessageContext =>
 	file === EVENT
 		? { operation: OPERATIONS.standardTransfer, guard: 'service' }
 		: {
@@ -181,7 +181,7 @@ function sampleOf(row: ErrorRow): string {
 }
 
 /**
- * Which row of the docs' table each of the node's outcomes belongs to, as the docs say it: by
+ * Which row of the docs' table each of the node's outcomes belongs to, as the docs rowOutcome it: by
  * status, by `nextStep`, and the refusals the table names. `file` is the template (only the
  * queue-mode template's recharge account is its own setting).
  */
@@ -219,11 +219,16 @@ function nodeCases(file: string): Case[] {
 	const operation = OPERATIONS[OPERATION[file]];
 	const speaker = speakerOf(file);
 	const entry = entryOf(file);
-	const said = (verdict: Parameters<typeof say>[1]) => itemOf(say(entry, verdict, speaker), entry);
+	const said = (verdict: Parameters<typeof rowOutcome>[1]) =>
+		itemOf(rowOutcome(entry, verdict, speaker), entry);
 	const cases: Case[] = [];
 	const judged = (httpStatus: number, text: string) =>
 		itemOf(
-			say(entry, interpret(operation, readAnswer(httpStatus, text), entry.params, redact), speaker),
+			rowOutcome(
+				entry,
+				interpret(operation, readAnswer(httpStatus, text), entry.params, redact),
+				speaker,
+			),
 			entry,
 		);
 	const envelope = (status: string, subCode: string, message: string, data?: Json) =>
@@ -283,7 +288,7 @@ function nodeCases(file: string): Case[] {
 		},
 	);
 	// The node's own words of a row the record or the run decided.
-	const own: Array<[RowVerdict, RowName]> = [
+	const own: Array<[RunResult, RowName]> = [
 		[{ kind: 'alreadySubmitted', earlier: { first: { status: 'SUCCESS' } } }, 'paidBefore'],
 		[{ kind: 'alreadySubmitted', earlier: { byDashboard: 'SUCCESS' } }, 'paidBefore'],
 		[
@@ -678,7 +683,7 @@ test("the words the table reads of the node's hints are the node's own (its erro
 	expect(byHint.filter((words) => !hints.some((hint) => hint.startsWith(words)))).toEqual([]);
 });
 
-test("the event template reads the dashboard's words as the node does: the words that say paid are the node's own", () => {
+test("the event template reads the dashboard's words as the node does: the words that rowOutcome paid are the node's own", () => {
 	const record = String(
 		(
 			nodeOf(EVENT, 'What the Record Says').parameters as {
@@ -691,7 +696,7 @@ test("the event template reads the dashboard's words as the node does: the words
 	expect([...DASHBOARD_WORDS.paid]).toEqual(['SUCCESS', 'PENDING']);
 });
 
-// ---- What the pages and the notes say of the answers ---------------------------------------
+// ---- What the pages and the notes rowOutcome of the answers ---------------------------------------
 
 /** Each `NNN` `STATUS` pair of a text (HTTP status next to a status word). */
 function pairsIn(text: string): Array<[number, string]> {

@@ -3,16 +3,16 @@
  * The status table (docs/nodes/payouts-transfer.md, "What each status means") against the node's
  * own words: every status and `nextStep` a transfer row can read, under every guard and option
  * that changes the words, is in the table's row for that status, and every `nextStep` the table
- * names for a status is one the node says. The words are the node's (outcomes/words.ts `say`),
+ * names for a status is one the node says. The words are the node's (outcomes/words.ts `rowOutcome`),
  * for every verdict run/ can reach and every row of the error table.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { errorRows } from '../../nodes/shared/outcomes/errors';
-import type { Judgement } from '../../nodes/shared/outcomes/interpret';
-import { say } from '../../nodes/shared/outcomes/words';
-import type { RowVerdict, Speaker, Verdict } from '../../nodes/shared/outcomes/words';
+import type { ServiceResult } from '../../nodes/shared/outcomes/interpret';
+import { rowOutcome } from '../../nodes/shared/outcomes/messages';
+import type { RunResult, MessageContext, RowResult } from '../../nodes/shared/outcomes/messages';
 import type { Failure, NextStep, OperationName, Planned } from '../../nodes/shared/types';
 import { OPERATIONS, plan } from '../unit/rows';
 
@@ -56,8 +56,8 @@ const stopped: Failure = {
 	stopsBatch: true,
 };
 /** Every verdict run/ can give a transfer row: the record's and the run's, and each kind of answer. */
-function verdicts(operation: OperationName): Verdict[] {
-	const refusals: Judgement[] = errorRows
+function verdicts(operation: OperationName): RowResult[] {
+	const refusals: ServiceResult[] = errorRows
 		.filter((row) => !row.unknownOutcome && (!row.operations || row.operations.includes(operation)))
 		.map((row) => ({
 			kind: 'refused',
@@ -65,7 +65,7 @@ function verdicts(operation: OperationName): Verdict[] {
 			row,
 			serverSide: row.subCode.startsWith('5'),
 		}));
-	const rowVerdicts: RowVerdict[] = [
+	const rowVerdicts: RunResult[] = [
 		{ kind: 'alreadySubmitted' },
 		{ kind: 'alreadyExists', said },
 		{ kind: 'heldByService', said },
@@ -96,7 +96,7 @@ function verdicts(operation: OperationName): Verdict[] {
 }
 
 /** Who speaks: each guard the operation can have, and the options that change the words. */
-function speakers(operation: OperationName): Speaker[] {
+function speakers(operation: OperationName): MessageContext[] {
 	const op = OPERATIONS[operation];
 	if (op.refusesDuplicateTransferId) return [{ operation: op, guard: 'service' }];
 	return [
@@ -129,7 +129,7 @@ function nodeWords(): Map<string, Set<string>> {
 		for (const speaker of speakers(operation))
 			for (const entry of rows(operation))
 				for (const verdict of verdicts(operation)) {
-					const outcome = say(entry, verdict, speaker);
+					const outcome = rowOutcome(entry, verdict, speaker);
 					const [status, nextStep] =
 						'failure' in outcome
 							? [outcome.failure.status, outcome.failure.nextStep]

@@ -261,7 +261,7 @@ function payoutOf(body: Record<string, unknown>): string {
 /**
  * Queue mode: n8n's store has no lock, so another worker's call that read the row before a write
  * of this Transfer ID's marks and wrote the row back after it undid that write (the writer makes
- * its state again a settling window later, record/journal.ts, but a later stale write can undo that
+ * its state again a settling window later, record/store.ts, but a later stale write can undo that
  * too). Named exception `acrossProcesses`: a write of the Transfer ID's marks before the run ended
  * (before it or while it ran: "at the same moment") was overlapped so by another process's call.
  */
@@ -302,7 +302,7 @@ function overlappedWrites(world: World): World['calls'] {
 
 /**
  * Queue mode: a process that wrote the Transfer ID's state died before it made that state again
- * (record/journal.ts: first five times its slowest recent call, at least 0.25 s, then twice as far
+ * (record/store.ts: first five times its slowest recent call, at least 0.25 s, then twice as far
  * apart each time: the first two within about a second and a half at the simulator's slowest calls).
  */
 const WRITER_SETTLING_MS = 1_500;

@@ -1,15 +1,15 @@
 /**
  * An answer from the wire to the words on the row, without the wire: the body read
  * (transport/answer.ts `readAnswer`, `noAnswer`, `excerpt`), judged (outcomes/interpret.ts
- * `interpret`, `retryable`) and said (outcomes/words.ts `say`), for every kind of answer the node
+ * `interpret`, `retryable`) and said (outcomes/words.ts `rowOutcome`), for every kind of answer the node
  * meets, by who refuses a repeat of the transfer (the service, this node's record, or an earlier
  * step's claim). And the secrets given to the redactor (redact.ts) never show, not even in part.
  */
 import { errorRows, findErrorRow } from '../../nodes/shared/outcomes/errors';
 import { interpret, retryable } from '../../nodes/shared/outcomes/interpret';
-import type { Judgement } from '../../nodes/shared/outcomes/interpret';
-import { say, settleAdvice } from '../../nodes/shared/outcomes/words';
-import type { RowVerdict } from '../../nodes/shared/outcomes/words';
+import type { ServiceResult } from '../../nodes/shared/outcomes/interpret';
+import { rowOutcome, settleAdvice } from '../../nodes/shared/outcomes/messages';
+import type { RunResult } from '../../nodes/shared/outcomes/messages';
 import { redactor } from '../../nodes/shared/redact';
 import { excerpt, noAnswer, readAnswer } from '../../nodes/shared/transport/answer';
 import type { Answer } from '../../nodes/shared/transport/answer';
@@ -361,7 +361,7 @@ const unknown = (extra: Partial<Failure> = {}): Record<Who, Reads> => ({
 const TRANSFER_ANSWERS: Array<{
 	what: string;
 	answer: (operation: Transfer) => Answer;
-	judged: Judgement['kind'];
+	judged: ServiceResult['kind'];
 	reads: Record<Who, Reads>;
 }> = [
 	{
@@ -528,11 +528,11 @@ describe('a transfer: each kind of answer, judged and said, by who guards', () =
 			const judgement = judge(operation, answer(operation));
 			expect(judgement.kind).toBe(judged);
 			const speaker = speakerOf(operation, guard);
-			const outcome = say(ROWS[operation], judgement, speaker);
+			const outcome = rowOutcome(ROWS[operation], judgement, speaker);
 			const expected = reads[guard];
 			if (expected === 'paid') {
 				expect(outcome).toEqual({
-					items: (judgement as Extract<Judgement, { kind: 'paid' }>).items,
+					items: (judgement as Extract<ServiceResult, { kind: 'paid' }>).items,
 				});
 				return;
 			}
@@ -559,7 +559,11 @@ describe('a transfer: what it says, word for word', () => {
 		guard: Who,
 		entry: Planned = ROWS[operation],
 	) => {
-		const outcome = say(entry, judge(operation, answer, entry.params), speakerOf(operation, guard));
+		const outcome = rowOutcome(
+			entry,
+			judge(operation, answer, entry.params),
+			speakerOf(operation, guard),
+		);
 		if (!('failure' in outcome)) throw new Error(`paid: ${JSON.stringify(outcome)}`);
 		return outcome.failure;
 	};
@@ -804,10 +808,14 @@ describe('a transfer: what it says, word for word', () => {
 
 describe('reads and the token: not money, so a server fault may be asked again', () => {
 	const speak = (operation: OperationName, answer: Answer) =>
-		say(plan(OPERATIONS[operation]), judge(operation, answer, plan(OPERATIONS[operation]).params), {
-			operation: OPERATIONS[operation],
-		});
-	test.each<[string, OperationName, Answer, Judgement['kind'], Reads]>([
+		rowOutcome(
+			plan(OPERATIONS[operation]),
+			judge(operation, answer, plan(OPERATIONS[operation]).params),
+			{
+				operation: OPERATIONS[operation],
+			},
+		);
+	test.each<[string, OperationName, Answer, ServiceResult['kind'], Reads]>([
 		[
 			'incidents listed',
 			'getIncidents',
@@ -933,7 +941,9 @@ describe('reads and the token: not money, so a server fault may be asked again',
 		expect(judgement.kind).toBe(judged);
 		const outcome = speak(operation, answer);
 		if (reads === 'paid')
-			expect(outcome).toEqual({ items: (judgement as Extract<Judgement, { kind: 'paid' }>).items });
+			expect(outcome).toEqual({
+				items: (judgement as Extract<ServiceResult, { kind: 'paid' }>).items,
+			});
 		else
 			expect(outcome).toMatchObject({
 				failure: { status: reads[0], nextStep: reads[1], retryable: reads[2], ...reads[3] },
@@ -970,7 +980,7 @@ describe('what the node says of a row the record or the run kept from being sent
 		'internalTransfer',
 		readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found')),
 	);
-	test.each<[RowVerdict, Failure['status'] | 'ALREADY_SUBMITTED', NextStep | undefined, RegExp]>([
+	test.each<[RunResult, Failure['status'] | 'ALREADY_SUBMITTED', NextStep | undefined, RegExp]>([
 		[
 			{
 				kind: 'alreadySubmitted',
@@ -1065,7 +1075,7 @@ describe('what the node says of a row the record or the run kept from being sent
 			/reported this row ALREADY_EXISTS/,
 		],
 	])('%j', (verdict, status, nextStep, words) => {
-		const outcome: Outcome = say(entry, verdict, {
+		const outcome: Outcome = rowOutcome(entry, verdict, {
 			operation: OPERATIONS.internalTransfer,
 			guard: 'node',
 		});
@@ -1087,8 +1097,8 @@ describe('what the node says of a row the record or the run kept from being sent
 	});
 
 	test('a record that cannot be written or is full stops the batch; a row in doubt does not', () => {
-		const stops = (verdict: RowVerdict) => {
-			const outcome = say(entry, verdict, {
+		const stops = (verdict: RunResult) => {
+			const outcome = rowOutcome(entry, verdict, {
 				operation: OPERATIONS.internalTransfer,
 				guard: 'node',
 			});
@@ -1124,13 +1134,13 @@ test('the error table is the one the words use', () => {
 	// A refused row's hint is its table row's, word for word, for every row of the table.
 	for (const row of errorRows) {
 		const operation = row.operations?.[0] ?? 'getIncidents';
-		const judgement: Judgement = {
+		const judgement: ServiceResult = {
 			kind: 'refused',
 			said: { subCode: row.subCode, message: 'said' },
 			row,
 			serverSide: false,
 		};
-		const outcome = say(plan(OPERATIONS[operation]), judgement, {
+		const outcome = rowOutcome(plan(OPERATIONS[operation]), judgement, {
 			operation: OPERATIONS[operation],
 			guard: 'service',
 		});

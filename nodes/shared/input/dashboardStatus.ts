@@ -26,8 +26,8 @@ export function readDashboardStatus(
 		.trim()
 		.toUpperCase()
 		.replace(/[\s-]+/g, '_');
-	for (const verdict of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
-		if (DASHBOARD_WORDS[verdict].includes(word)) return { verdict, word };
+	for (const result of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
+		if (DASHBOARD_WORDS[result].includes(word)) return { result, word };
 	}
 	return {
 		issue: `must be one of the dashboard's words ${Object.values(DASHBOARD_WORDS).flat().join(', ')}`,

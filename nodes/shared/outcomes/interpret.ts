@@ -13,25 +13,30 @@ import type { Params, PayoutOperation, RepeatGuard } from '../types';
  */
 
 /** What the service said when it refused: its subCode and its (redacted) message. */
-export interface Said {
+export interface ServiceMessage {
 	subCode?: string;
 	message: string;
 }
 
-export type Judgement =
+export type ServiceResult =
 	/** SUCCESS or PENDING (or the token endpoint's token): the operation's output items. */
 	| { kind: 'paid'; items: IDataObject[] }
 	/** A clear ERROR of the error table. `serverSide`: a 5xx subCode, which may pass (non-transfers). */
-	| { kind: 'refused'; said: Said & { subCode: string }; row: ErrorRow; serverSide: boolean }
+	| {
+			kind: 'refused';
+			said: ServiceMessage & { subCode: string };
+			row: ErrorRow;
+			serverSide: boolean;
+	  }
 	/** The service holds this Transfer ID ("Transfer Id already exists"): whose it is, the record tells. */
-	| { kind: 'repeatRefused'; said: Said }
+	| { kind: 'repeatRefused'; said: ServiceMessage }
 	/** No clear answer: a transfer may have moved money. `said`: the service's own ERROR (a 5xx, or a row that
 	 * says so); `noAnswer`: nothing of the service's own came (a server fault counts). */
 	| {
 			kind: 'unclear';
 			what: string;
 			subCode?: string;
-			said?: Said;
+			said?: ServiceMessage;
 			rowHint?: string;
 			noAnswer: boolean;
 	  }
@@ -40,7 +45,7 @@ export type Judgement =
 	/** Something answered that is not the payouts service (a wrong Base URL). */
 	| { kind: 'notTheService'; httpStatus: number; said: string }
 	/** The token endpoint refused (its errors are not in the interface document). */
-	| { kind: 'tokenRefused'; said: Said & { subCode: string } };
+	| { kind: 'tokenRefused'; said: ServiceMessage & { subCode: string } };
 
 /** The service's refusal of a Transfer ID it holds ("Transfer Id already exists"). */
 export const REPEAT_REFUSED = /transfer id already exists/i;
@@ -53,7 +58,7 @@ export function interpret(
 	answer: Answer,
 	params: Params,
 	redact: (text: string) => string,
-): Judgement {
+): ServiceResult {
 	// Something answered that is not the payouts service: the path is unknown there (a wrong Base URL).
 	if (
 		(answer.kind === 'unreadable' || answer.kind === 'object') &&
@@ -66,7 +71,7 @@ export function interpret(
 				: excerpt(redact(JSON.stringify(answer.body)));
 		return { kind: 'notTheService', httpStatus: answer.httpStatus, said };
 	}
-	const unclear = (what: string, httpStatus: number | undefined): Judgement => ({
+	const unclear = (what: string, httpStatus: number | undefined): ServiceResult => ({
 		kind: 'unclear',
 		what: redact(what),
 		subCode: httpStatus ? String(httpStatus) : undefined,
@@ -136,17 +141,17 @@ export function interpret(
 
 /** May the same request go out again (same Transfer ID)? Where the service refuses a repeat, an unclear transfer may. */
 export function retryable(
-	judgement: Judgement,
+	result: ServiceResult,
 	operation: PayoutOperation,
 	guard: RepeatGuard | undefined,
 ): boolean {
-	switch (judgement.kind) {
+	switch (result.kind) {
 		case 'unclear':
 			return !operation.movesMoney || guard === 'service';
 		case 'unreachable':
 			return true;
 		case 'refused':
-			return judgement.serverSide;
+			return result.serverSide;
 		default:
 			return false;
 	}
@@ -156,7 +161,7 @@ function tokenRefused(
 	httpStatus: number,
 	body: IDataObject,
 	redact: (text: string) => string,
-): Judgement {
+): ServiceResult {
 	const said = [body.message, body.error, body.error_description].find(
 		(value) => typeof value === 'string',
 	) as string | undefined;

@@ -8,17 +8,17 @@ import type { IDataObject } from 'n8n-workflow';
  */
 
 /** The service's clear answer to a request of this process: its status and references. */
-export type FirstAnswer = IDataObject;
+export type ConfirmedAnswer = IDataObject;
 
 const MAX_ANSWERS = 20_000;
-const answers = new Map<string, FirstAnswer>();
+const answers = new Map<string, ConfirmedAnswer>();
 const inFlight = new Map<string, Promise<void>>();
 
-export function firstAnswer(key: string): FirstAnswer | undefined {
+export function confirmedAnswer(key: string): ConfirmedAnswer | undefined {
 	return answers.get(key);
 }
 
-export function rememberAnswer(key: string, answer: FirstAnswer) {
+export function rememberAnswer(key: string, answer: ConfirmedAnswer) {
 	answers.delete(key);
 	answers.set(key, answer);
 	if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value as string);

@@ -5,7 +5,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { notTheService } from '../outcomes/words';
+import { notTheService } from '../outcomes/messages';
 import { findErrorRow } from '../outcomes/errors';
 import { redactor } from '../redact';
 import { baseUrlOf } from '../transport/target';
@@ -49,10 +49,10 @@ export async function testPayoutsCredential(
 	} catch (error) {
 		answer = noAnswer(error);
 	}
-	return judged(answer, base.url, redact);
+	return result(answer, base.url, redact);
 }
 
-function judged(
+function result(
 	answer: Answer,
 	base: string,
 	redact: (text: string) => string,

@@ -7,7 +7,7 @@ import { displayNames } from '../input/describe';
 import { guardIncidents } from '../incidents/guard';
 import { checkItems, invalid } from '../input/items';
 import { readOptions } from '../input/options';
-import { say } from '../outcomes/words';
+import { rowOutcome } from '../outcomes/messages';
 import { outputItems, refuseBatchIfAny, throwIfAnyFailed } from '../output/output';
 import { TransferRecord } from '../record';
 import type { Run } from './run';
@@ -23,7 +23,7 @@ import type { PayoutOperation } from '../types';
  *    Incident Guard (incidents/);
  * 2. run/lanes.ts: send the good items, bounded and paced; run/sendRow.ts: each transfer claimed
  *    first in the record of sent transfers (record/), sent (transport/) again only with the same
- *    Transfer ID, its answer judged (outcomes/interpret.ts), kept in the record and said
+ *    Transfer ID, its answer result (outcomes/interpret.ts), kept in the record and said
  *    (outcomes/words.ts, the error table in outcomes/errors.ts);
  * 3. output/: output in input order, every item paired with the item it came from; without
  *    Continue On Fail, one error listing every row that needs the user.
@@ -71,7 +71,7 @@ export async function runOperations(
 		if (entry.earlier && entry.earlier.transferId !== entry.transferId)
 			outcomes.set(
 				entry.index,
-				say(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }),
+				rowOutcome(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }),
 			);
 	}
 	// On a queue-mode worker a transfer this node alone guards is not sent (a Dry Run still shows it).
@@ -80,7 +80,7 @@ export async function runOperations(
 		for (const entry of planned)
 			outcomes.set(
 				entry.index,
-				say(entry, { kind: 'unguardedInQueueMode', process: queueProcess }, run),
+				rowOutcome(entry, { kind: 'unguardedInQueueMode', process: queueProcess }, run),
 			);
 	planned = planned.filter((entry) => !outcomes.has(entry.index));
 
@@ -94,11 +94,11 @@ export async function runOperations(
 			transferMode: transferMode(params),
 			beneId: beneId(params),
 		}));
-		const verdicts = await guardIncidents(this, target, options.incidentGuard, guarded, timezone);
-		for (const [index, item] of verdicts.held) outcomes.set(index, { items: [item] });
-		for (const [index, { rule, hint }] of verdicts.refused)
+		const results = await guardIncidents(this, target, options.incidentGuard, guarded, timezone);
+		for (const [index, item] of results.held) outcomes.set(index, { items: [item] });
+		for (const [index, { rule, hint }] of results.refused)
 			outcomes.set(index, { failure: invalid(index, rule, hint) });
-		for (const [index, note] of verdicts.notes) notes.set(index, note);
+		for (const [index, note] of results.notes) notes.set(index, note);
 		planned = planned.filter((entry) => !outcomes.has(entry.index));
 		refuseBatchIfAny(node, outcomes, continueOnFail, 'refused by the Incident Guard');
 	}
@@ -107,7 +107,7 @@ export async function runOperations(
 	// transfer, whatever the options (an earlier step's claim is a guard more, not one instead).
 	// A Dry Run opens it too, and only reads what this process holds without asking it (asking writes).
 	if (run.guard && planned.length > 0)
-		run.record = TransferRecord.open(this, workflowId, run.guard);
+		run.record = TransferRecord.forWorkflow(this, workflowId, run.guard);
 	try {
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
 		// 3. Output in input order; without Continue On Fail, rows that need the user end the run

@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { NO_ANSWER_IN_A_ROW, say, serviceDown } from '../outcomes/words';
+import { NO_ANSWER_IN_A_ROW, rowOutcome, serviceDown } from '../outcomes/messages';
 import { redactor } from '../redact';
 import type { Claim } from '../record';
 import type { Run } from './run';
-import { cancelled, dryRun, fingerprintOf, sendRow } from './sendRow';
+import { cancelled, dryRun, digestOf, sendRow } from './sendRow';
 import type { Outcome, Outcomes, Planned } from '../types';
 
 /**
@@ -40,8 +40,8 @@ export async function sendItems(
 		let outcome: Outcome;
 		// The run sends nothing more; where a record holds the rows, each still reads what it holds (paid, in doubt).
 		if (run.stopped && !run.record)
-			outcome = say(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
-		else if (cancelled(run)) outcome = say(entry, { kind: 'stoppedBeforeSending' }, run);
+			outcome = rowOutcome(entry, { kind: 'notSentAfter', stopped: run.stopped }, run);
+		else if (cancelled(run)) outcome = rowOutcome(entry, { kind: 'stoppedBeforeSending' }, run);
 		else {
 			if (!run.stopped) await run.pace?.();
 			const redact = redactor(secretsOf.get(entry.index) ?? []);
@@ -98,13 +98,13 @@ function claimsAhead(run: Run, planned: Planned[]) {
 		const claimed = record!.claim(
 			entry.index,
 			String(entry.transferId),
-			fingerprintOf(run, entry),
+			digestOf(run, entry),
 			entry.dashboard,
 		);
 		const of = last;
 		void claimed.then((found) => {
 			of.back++;
-			if (found.kind !== 'send' || found.earlier !== 'none') of.held = true;
+			if (found.kind !== 'claimed' || found.earlier !== 'none') of.held = true;
 		});
 		return claimed;
 	};

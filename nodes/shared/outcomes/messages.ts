@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DASHBOARD_STATUS_OPTION, DASHBOARD_WORDS } from '../input/dashboardStatus';
 import { retryable } from './interpret';
-import type { Judgement, Said } from './interpret';
+import type { ServiceResult, ServiceMessage } from './interpret';
 import type {
 	EarlierReport,
 	Failure,
@@ -15,8 +15,8 @@ import type {
 /**
  * Every word the node says of a row that was sent, or that the record kept from being sent: its
  * status, what happened (`message`), what to do (`hint`) and the one-word `nextStep`. run/ decides
- * what became of a row (a Verdict: the answer as interpret.ts judged it, or what the record says)
- * and calls `say` once; the table below words each verdict.
+ * what became of a row (a RowResult: the answer as interpret.ts result it, or what the record says)
+ * and calls `say` once; the table below words each result.
  */
 
 const transferIdOf = (entry: Planned) => entry.transferId ?? '';
@@ -70,7 +70,7 @@ const failure = (words: Words): Failure => ({ fromService: false, retryable: fal
  * The service already has a transfer with this Transfer ID, and this node has no record of sending
  * it with these values. Nothing moved now; whose it is, a person finds out.
  */
-function alreadyExists(entry: Planned, said: Said): Failure {
+function alreadyExists(entry: Planned, said: ServiceMessage): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The service already has a transfer with Transfer ID ${transferId}, and this node has no record of sending it with these values ${item(entry)}`,
@@ -88,7 +88,7 @@ function alreadyExists(entry: Planned, said: Said): Failure {
  * clear answer: the service holds the transfer, which says nothing of its money. `predates`: the
  * dashboard status mapped says NOT_FOUND, so that export was taken before the service had it.
  */
-function heldByService(entry: Planned, said: Said, predates?: string): Failure {
+function heldByService(entry: Planned, said: ServiceMessage, predates?: string): Failure {
 	const transferId = transferIdOf(entry);
 	return failure({
 		message: `The outcome of the transfer is unknown: the service holds Transfer ID ${transferId} from this node's request that had no clear answer ${item(entry)}`,
@@ -129,11 +129,11 @@ function notPaidByDashboard(entry: Planned, word: string): Failure {
 }
 
 /** What a transfer without a clear answer means, and the one thing to do, by who guards it. */
-function unknownWords(entry: Planned, speaker: Speaker): Pick<Failure, 'hint' | 'nextStep'> {
+function unknownWords(entry: Planned, context: MessageContext): Pick<Failure, 'hint' | 'nextStep'> {
 	const transferId = transferIdOf(entry);
 	if (entry.madeForRun) return madeForRunWords(entry);
-	if (speaker.options?.claimHeldEarlier) return claimWords(transferId);
-	if (guardOf(speaker) === 'service') {
+	if (context.options?.claimHeldEarlier) return claimWords(transferId);
+	if (guardOf(context) === 'service') {
 		return {
 			hint: `The transfer may have been paid. Run the row again with the same Transfer ID (${transferId}): the service refuses a second transfer with it, so the row then reads SUCCESS (the first never arrived) or says the service holds it. Never give it a new Transfer ID while its outcome is unknown.`,
 			nextStep: 'runAgain',
@@ -152,7 +152,7 @@ function madeForRunWords(entry: Planned): Pick<Failure, 'hint' | 'nextStep'> {
 }
 
 /** Who refuses a repeat: as the run says, else by the operation. */
-const guardOf = ({ guard, operation }: Speaker): RepeatGuard =>
+const guardOf = ({ guard, operation }: MessageContext): RepeatGuard =>
 	guard ?? (operation.refusesDuplicateTransferId ? 'service' : 'node');
 
 /**
@@ -173,8 +173,8 @@ export function settleAdvice(transferId: string): string {
 }
 
 /** Sent before without a clear answer (or another execution is sending it now), and not sent again now. */
-function inDoubt(entry: Planned, speaker: Speaker): Failure {
-	const words = unknownWords(entry, speaker);
+function inDoubt(entry: Planned, context: MessageContext): Failure {
+	const words = unknownWords(entry, context);
 	return failure({
 		message: `The outcome of the transfer is unknown: this node sent it before and no clear answer came, or another execution is sending it right now ${item(entry)}`,
 		hint: `Not sent again. ${words.hint}`,
@@ -295,12 +295,12 @@ export function notTheService(httpStatus: number, said: string, where: string): 
 	});
 }
 
-/** What an answer says, by how interpret.ts judged it. */
-const ANSWER_WORDS: {
-	[K in Judgement['kind']]: (
+/** What an answer says, by how interpret.ts result it. */
+const SERVICE_RESULT_MESSAGES: {
+	[K in ServiceResult['kind']]: (
 		entry: Planned,
-		judged: Extract<Judgement, { kind: K }>,
-		speaker: Speaker,
+		result: Extract<ServiceResult, { kind: K }>,
+		context: MessageContext,
 	) => Outcome;
 } = {
 	paid: (_, { items }) => ({ items }),
@@ -317,8 +317,8 @@ const ANSWER_WORDS: {
 		}),
 	}),
 	repeatRefused: (entry, { said }) => ({ failure: alreadyExists(entry, said) }),
-	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, speaker) => {
-		const { operation } = speaker;
+	unclear: (entry, { what, subCode, said, rowHint, noAnswer }, context) => {
+		const { operation } = context;
 		if (!operation.movesMoney) {
 			return {
 				failure: failure({
@@ -333,7 +333,7 @@ const ANSWER_WORDS: {
 			};
 		}
 		// A transfer without a clear answer may have moved money: say so, never guess.
-		const words = unknownWords(entry, speaker);
+		const words = unknownWords(entry, context);
 		return {
 			failure: failure({
 				message: `The outcome of the transfer is unknown: ${what} ${item(entry)}`,
@@ -373,14 +373,14 @@ const ANSWER_WORDS: {
 	}),
 };
 
-/** What became of a row that the record or the run kept from being sent, or judged with what the record knows. */
-export type RowVerdict =
+/** What became of a row that the record or the run kept from being sent, or result with what the record knows. */
+export type RunResult =
 	/** This node holds a paid answer to these values (or the dashboard says paid): not sent now. */
 	| { kind: 'alreadySubmitted'; earlier?: EarlierAnswer }
 	/** The service holds the Transfer ID, and this node has no record of sending it with these values. */
-	| { kind: 'alreadyExists'; said: Said }
+	| { kind: 'alreadyExists'; said: ServiceMessage }
 	/** The service refused a repeat of a transfer this node sent without a clear answer. */
-	| { kind: 'heldByService'; said: Said; predates?: string }
+	| { kind: 'heldByService'; said: ServiceMessage; predates?: string }
 	/** The dashboard says FAILED where the service guards: never payable under this Transfer ID. */
 	| { kind: 'cannotPayUnder'; word: string }
 	/** The dashboard says a transfer in doubt did not pay, where the node guards. */
@@ -388,7 +388,7 @@ export type RowVerdict =
 	| { kind: 'inDoubt' }
 	| { kind: 'otherValues' }
 	/** A re-send of a transfer in doubt, refused: says nothing of the earlier request. */
-	| { kind: 'refusedResend'; refusal: Judgement }
+	| { kind: 'refusedResend'; refusal: ServiceResult }
 	| { kind: 'stoppedBeforeSending' }
 	| { kind: 'notSentAfter'; stopped: Failure }
 	| { kind: 'recordFailed'; reason: string }
@@ -397,20 +397,20 @@ export type RowVerdict =
 	/** A top-up only this node would guard, on a queue-mode worker: not sent. */
 	| { kind: 'unguardedInQueueMode'; process: string };
 
-export type Verdict = Judgement | RowVerdict;
+export type RowResult = ServiceResult | RunResult;
 
 /** Who speaks: the operation, who refuses a repeat of its transfers, and the options that change the words. */
-export interface Speaker {
+export interface MessageContext {
 	operation: PayoutOperation;
 	guard?: RepeatGuard;
 	options?: { claimHeldEarlier?: boolean; payEveryRun?: boolean };
 }
 
-const ROW_WORDS: {
-	[K in RowVerdict['kind']]: (
+const RUN_RESULT_MESSAGES: {
+	[K in RunResult['kind']]: (
 		entry: Planned,
-		verdict: Extract<RowVerdict, { kind: K }>,
-		speaker: Speaker,
+		result: Extract<RunResult, { kind: K }>,
+		context: MessageContext,
 	) => Outcome;
 } = {
 	alreadySubmitted: (entry, { earlier }) => ({ items: [alreadySubmitted(entry, earlier)] }),
@@ -418,10 +418,10 @@ const ROW_WORDS: {
 	heldByService: (entry, { said, predates }) => ({ failure: heldByService(entry, said, predates) }),
 	cannotPayUnder: (entry, { word }) => ({ failure: cannotPayUnder(entry, word) }),
 	notPaidByDashboard: (entry, { word }) => ({ failure: notPaidByDashboard(entry, word) }),
-	inDoubt: (entry, _verdict, speaker) => ({ failure: inDoubt(entry, speaker) }),
+	inDoubt: (entry, _verdict, context) => ({ failure: inDoubt(entry, context) }),
 	otherValues: (entry) => ({ failure: otherValues(entry) }),
-	refusedResend: (entry, { refusal }, speaker) => {
-		const said = words(entry, refusal, speaker);
+	refusedResend: (entry, { refusal }, context) => {
+		const said = messagesOf(entry, refusal, context);
 		return 'failure' in said ? { failure: refusedResend(entry, said.failure) } : said;
 	},
 	stoppedBeforeSending: (entry) => ({ failure: stoppedBeforeSending(entry) }),
@@ -435,8 +435,8 @@ const ROW_WORDS: {
 };
 
 /** What the node says of a row: its output items, or a failure in the user's words. */
-export function say(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
-	const outcome = words(entry, verdict, speaker);
+export function rowOutcome(entry: Planned, result: RowResult, context: MessageContext): Outcome {
+	const outcome = messagesOf(entry, result, context);
 	if (!('failure' in outcome) || !entry.madeForRun) return outcome;
 	// A Transfer ID made for this execution: running the row in a new one is a new transfer, so a
 	// row in doubt is looked up first, whatever made it so, and a row run again is run alone.
@@ -451,18 +451,26 @@ const RUN_AGAIN: Failure['nextStep'][] = ['runAgain', 'fixRow'];
 const ONLY_THIS_ROW =
 	"Run only this row again: with Options > 'Pay Again on Every Run' a new execution pays every row it is given again, the ones paid in this execution too.";
 
-function words(entry: Planned, verdict: Verdict, speaker: Speaker): Outcome {
-	if (verdict.kind in ANSWER_WORDS) {
-		const judged = verdict as Judgement;
+function messagesOf(entry: Planned, result: RowResult, context: MessageContext): Outcome {
+	if (result.kind in SERVICE_RESULT_MESSAGES) {
+		const answered = result as ServiceResult;
 		const outcome = (
-			ANSWER_WORDS[judged.kind] as (entry: Planned, judged: Judgement, speaker: Speaker) => Outcome
-		)(entry, judged, speaker);
+			SERVICE_RESULT_MESSAGES[answered.kind] as (
+				entry: Planned,
+				answered: ServiceResult,
+				context: MessageContext,
+			) => Outcome
+		)(entry, answered, context);
 		if ('failure' in outcome)
-			outcome.failure.retryable = retryable(judged, speaker.operation, speaker.guard);
+			outcome.failure.retryable = retryable(answered, context.operation, context.guard);
 		return outcome;
 	}
-	const row = verdict as RowVerdict;
+	const row = result as RunResult;
 	return (
-		ROW_WORDS[row.kind] as (entry: Planned, verdict: RowVerdict, speaker: Speaker) => Outcome
-	)(entry, row, speaker);
+		RUN_RESULT_MESSAGES[row.kind] as (
+			entry: Planned,
+			result: RunResult,
+			context: MessageContext,
+		) => Outcome
+	)(entry, row, context);
 }
