@@ -98,10 +98,10 @@ export interface Clock {
 /** paid: the service has it and it moved (or is moving) money; failed: the service has it and it
  * moved none (it never will: the service refuses the Transfer ID again); notFound: the export has
  * no transfer with it (an export taken before a request has no word on it). */
-export type DashboardVerdict = 'paid' | 'failed' | 'notFound';
+export type DashboardMeaning = 'paid' | 'failed' | 'notFound';
 
 export interface DashboardStatus {
-	result: DashboardVerdict;
+	meaning: DashboardMeaning;
 	/** The word as the dashboard wrote it, for the output. */
 	word: string;
 }

@@ -9,6 +9,8 @@
  * reads ALREADY_SUBMITTED, one without a clear answer UNKNOWN with its claim to settle; neither is
  * sent again. What the claim table does end to end, in queue mode: test/e2e/queueClaims.test.ts.
  */
+import { Container } from '@n8n/di';
+import { InstanceSettings } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -318,4 +320,54 @@ test("a retry branch on the error output, under an earlier step's claim: the sec
 	expect(statuses(run.output('Top Up Again'))).toEqual(['UNKNOWN']);
 	expect(transferRequests(service.sandbox)).toEqual(['evt_44']);
 	expectEachPaidOnce(service.sandbox, [44]);
+});
+
+describe('on a queue-mode worker, where the record holds in one n8n process only', () => {
+	const asWorker = async <T>(work: () => Promise<T>): Promise<T> => {
+		const settings = Container.get(InstanceSettings) as unknown as { instanceType: string };
+		const was = settings.instanceType;
+		settings.instanceType = 'worker';
+		try {
+			return await work();
+		} finally {
+			settings.instanceType = was;
+		}
+	};
+	const keyed = (options: IDataObject = {}, extra: IDataObject = {}) => ({
+		...internal({ claimHeldEarlier: false, ...options }, extra),
+	});
+
+	test('a top-up only the record would guard is refused, every row saying what to set, nothing sent; a Dry Run says it would not send', async () => {
+		const refused = await asWorker(() =>
+			runNode(keyed({}, { continueOnFail: true }), rows, service.credentials()),
+		);
+		expect(refused.items.map((item) => [item.json.status, item.json.nextStep])).toEqual([
+			['ERROR', 'fixRow'],
+			['ERROR', 'fixRow'],
+		]);
+		expect(refused.items[0].json.error).toBe(
+			'Not sent: this n8n runs in queue mode (a worker process), where this node alone cannot keep a top-up to one execution [item 0]',
+		);
+		expect(refused.items[0].json.hint).toContain(
+			"turn on Options > 'Claim Held by an Earlier Step'",
+		);
+		const dry = await asWorker(() => runNode(keyed({ dryRun: true }), rows, service.credentials()));
+		expect(dry.items[0].json.realRun).toMatch(/^would not send: this n8n runs in queue mode/);
+		expect(transferRequests(service.sandbox)).toEqual([]);
+		expect(store.calls).toEqual([]);
+	});
+
+	test('with the claim, or where the service refuses repeats, it is sent', async () => {
+		const claimed = await asWorker(() => runNode(internal(), rows, service.credentials()));
+		expect(statuses(claimed.items)).toEqual(['SUCCESS', 'SUCCESS']);
+		service.sandbox.configure({ internalDuplicates: 'refuse' });
+		const byService = await asWorker(() =>
+			runNode(
+				keyed({ serviceRefusesRepeats: true }),
+				[event('service_1', 30)],
+				service.credentials(),
+			),
+		);
+		expect(statuses(byService.items)).toEqual(['SUCCESS']);
+	});
 });

@@ -1,4 +1,4 @@
-import type { DashboardStatus, DashboardVerdict } from '../types';
+import type { DashboardStatus, DashboardMeaning } from '../types';
 
 /**
  * Options > Settle With Dashboard Status (`dashboardStatus`): what the payouts dashboard says of a
@@ -11,7 +11,7 @@ import type { DashboardStatus, DashboardVerdict } from '../types';
 export const DASHBOARD_STATUS_OPTION = "Options > 'Settle With Dashboard Status'";
 
 /** The words, by what they say about the money. */
-export const DASHBOARD_WORDS: Record<DashboardVerdict, readonly string[]> = {
+export const DASHBOARD_WORDS: Record<DashboardMeaning, readonly string[]> = {
 	paid: ['SUCCESS', 'PENDING'],
 	failed: ['FAILED', 'ERROR', 'REJECTED'],
 	notFound: ['NOT_FOUND'],
@@ -26,8 +26,8 @@ export function readDashboardStatus(
 		.trim()
 		.toUpperCase()
 		.replace(/[\s-]+/g, '_');
-	for (const result of Object.keys(DASHBOARD_WORDS) as DashboardVerdict[]) {
-		if (DASHBOARD_WORDS[result].includes(word)) return { result, word };
+	for (const meaning of Object.keys(DASHBOARD_WORDS) as DashboardMeaning[]) {
+		if (DASHBOARD_WORDS[meaning].includes(word)) return { meaning, word };
 	}
 	return {
 		issue: `must be one of the dashboard's words ${Object.values(DASHBOARD_WORDS).flat().join(', ')}`,

@@ -418,7 +418,7 @@ const RUN_RESULT_MESSAGES: {
 	heldByService: (entry, { said, predates }) => ({ failure: heldByService(entry, said, predates) }),
 	cannotPayUnder: (entry, { word }) => ({ failure: cannotPayUnder(entry, word) }),
 	notPaidByDashboard: (entry, { word }) => ({ failure: notPaidByDashboard(entry, word) }),
-	inDoubt: (entry, _verdict, context) => ({ failure: inDoubt(entry, context) }),
+	inDoubt: (entry, _result, context) => ({ failure: inDoubt(entry, context) }),
 	otherValues: (entry) => ({ failure: otherValues(entry) }),
 	refusedResend: (entry, { refusal }, context) => {
 		const said = messagesOf(entry, refusal, context);

@@ -4,7 +4,13 @@ import { sleep } from 'n8n-workflow';
 import { confirmedAnswer, rememberAnswer, takeTurn } from './inProcess';
 import type { ConfirmedAnswer } from './inProcess';
 import { keys } from './keys';
-import { ENTRY_LIMIT, MAX_ENTRIES, NEW_KEY_LIMIT, ProcessedDataStore, StoreFull } from './store';
+import {
+	ENTRY_LIMIT,
+	MAX_ENTRIES,
+	NEW_KEY_LIMIT,
+	ProcessedDataStore,
+	StoreFull,
+} from '../processedData/store';
 import type { DashboardStatus, RepeatGuard } from '../types';
 
 /** The record's capacity in n8n's store: MAX_ENTRIES never reached, ENTRY_LIMIT per call, NEW_KEY_LIMIT for new transfers. */
@@ -145,7 +151,7 @@ export class TransferRecord {
 			}
 			return found;
 		};
-		const contradiction = dashboard && dashboard.result !== 'paid' ? dashboard.word : undefined;
+		const contradiction = dashboard && dashboard.meaning !== 'paid' ? dashboard.word : undefined;
 		try {
 			// This process holds the service's paid answer to these values: that is the evidence.
 			const first = confirmedAnswer(key);
@@ -153,7 +159,7 @@ export class TransferRecord {
 			const { held, size } = await this.store.record(asked);
 			const isNew = !held.has(this.guard === 'node' ? id : claim);
 			const full = isNew && (size ?? 0) > NEW_KEY_LIMIT;
-			const saidPaid = dashboard?.result === 'paid' ? dashboard.word : undefined;
+			const saidPaid = dashboard?.meaning === 'paid' ? dashboard.word : undefined;
 			// New where the record takes on nothing new: what asking wrote is forgotten.
 			if (full) this.write(this.store.forget(asked, { now: true }));
 			// Never sent by this node, and the user says paid: confirmed from now on (not kept where full).

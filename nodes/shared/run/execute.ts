@@ -9,8 +9,7 @@ import { checkItems, invalid } from '../input/items';
 import { readOptions } from '../input/options';
 import { rowOutcome } from '../outcomes/messages';
 import { outputItems, refuseBatchIfAny, throwIfAnyFailed } from '../output/output';
-import { TransferRecord } from '../record';
-import type { Run } from './run';
+import { newRun } from './run';
 import { sendItems } from './lanes';
 import { CREDENTIAL_TYPE, targetFor } from '../transport/target';
 import type { PayoutsCredentials } from '../transport/target';
@@ -43,8 +42,6 @@ export async function runOperations(
 	const continueOnFail = this.continueOnFail();
 	const timezone = this.getTimezone();
 	const workflowId = operation.movesMoney ? workflowIdOf(this) : '';
-	const run: Run = { context: this, operation, target, options, workflowId };
-	if (operation.movesMoney) run.guard = options.serviceRefusesRepeats ? 'service' : 'node';
 
 	// 1. Read and check every item before anything is sent.
 	const schema = operation.schema({ timezone, now: DateTime.now().setZone(timezone) });
@@ -74,14 +71,6 @@ export async function runOperations(
 				rowOutcome(entry, { kind: 'earlierNodeInDoubt', earlier: entry.earlier }, { operation }),
 			);
 	}
-	// On a queue-mode worker a transfer this node alone guards is not sent (a Dry Run still shows it).
-	const queueProcess = operation.movesMoney && queueProcessUnguarded(this, options);
-	if (queueProcess && !options.dryRun)
-		for (const entry of planned)
-			outcomes.set(
-				entry.index,
-				rowOutcome(entry, { kind: 'unguardedInQueueMode', process: queueProcess }, run),
-			);
 	planned = planned.filter((entry) => !outcomes.has(entry.index));
 
 	// The Incident Guard, when chosen: every item checked against open incidents before anything is sent.
@@ -105,10 +94,18 @@ export async function runOperations(
 
 	// 2. Send (or, in a dry run, describe) the items, each claimed in the record first: every
 	// transfer, whatever the options (an earlier step's claim is a guard more, not one instead).
-	// A Dry Run opens it too, and only reads what this process holds without asking it (asking writes).
-	if (run.guard && planned.length > 0)
-		run.record = TransferRecord.forWorkflow(this, workflowId, run.guard);
+	const run = newRun(this, operation, target, options, workflowId, planned.length);
 	try {
+		// On a queue-mode worker a transfer this node alone guards is not sent (a Dry Run shows it).
+		if (run.unguardedInQueueMode && !options.dryRun) {
+			const process = run.unguardedInQueueMode;
+			for (const entry of planned)
+				outcomes.set(
+					entry.index,
+					rowOutcome(entry, { kind: 'unguardedInQueueMode', process }, run),
+				);
+			planned = [];
+		}
 		const { sentItems } = await sendItems(run, planned, outcomes, secretsOf, notes);
 		// 3. Output in input order; without Continue On Fail, rows that need the user end the run
 		// with one error that lists them all.
@@ -159,22 +156,6 @@ function runIdOf(context: IExecuteFunctions, dryRun: boolean): string {
 	} catch {
 		return executionId;
 	}
-}
-
-/**
- * On a queue-mode worker (or webhook process) n8n runs executions of one workflow in several
- * processes, and the node's record holds in one process only: a transfer it alone guards is not
- * sent there. n8n tells a node which kind of process it runs in only through its instance settings
- * (no documented call), so where they cannot be read the docs say what to set.
- */
-function queueProcessUnguarded(
-	context: IExecuteFunctions,
-	options: { serviceRefusesRepeats: boolean; claimHeldEarlier: boolean },
-): string | undefined {
-	if (options.serviceRefusesRepeats || options.claimHeldEarlier) return undefined;
-	const { instanceSettings } = context as { instanceSettings?: { instanceType?: string } };
-	const kind = instanceSettings?.instanceType;
-	return kind === 'worker' || kind === 'webhook' ? kind : undefined;
 }
 
 /** The node's run in this execution: a loop runs it again, n8n's Retry On Fail repeats the same run. */

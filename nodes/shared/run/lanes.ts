@@ -1,5 +1,4 @@
 import type { IDataObject } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { NO_ANSWER_IN_A_ROW, rowOutcome, serviceDown } from '../outcomes/messages';
 import { redactor } from '../redact';
@@ -33,7 +32,6 @@ export async function sendItems(
 		for (const entry of planned) outcomes.set(entry.index, { items: [dryRun(run, entry)] });
 		return sent;
 	}
-	run.pace = pacer(run.options.requestsPerSecond);
 	const claims = claimsAhead(run, planned);
 	let noAnswerInARow = 0;
 	await forEachBounded(planned, run.options.concurrency, async (entry, position) => {
@@ -147,16 +145,4 @@ async function forEachBounded<T>(
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
-}
-
-/** Requests Per Second: a turn for each request, before it is claimed (re-sends are requests too), at most `perSecond` a second. */
-function pacer(perSecond: number): (() => Promise<void>) | undefined {
-	if (perSecond <= 0) return undefined;
-	const interval = 1000 / perSecond;
-	let nextStart = Date.now();
-	return async () => {
-		const wait = nextStart - Date.now();
-		nextStart = Math.max(Date.now(), nextStart) + interval;
-		if (wait > 0) await sleep(wait);
-	};
 }

@@ -60,7 +60,7 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 	const note = reachNote(run, claim);
 	if (note) addNote(tools.notes, entry.index, { recordNote: note });
 	// Where the service guards, the service holds this Transfer ID (the dashboard says so) and it moved no money: it never will under it.
-	if (run.guard === 'service' && entry.dashboard?.result === 'failed') {
+	if (run.guard === 'service' && entry.dashboard?.meaning === 'failed') {
 		return {
 			result: { kind: 'cannotPayUnder', word: entry.dashboard.word },
 			conclusion: claim.earlier === 'inDoubt' ? 'inDoubt' : 'released',
@@ -91,7 +91,7 @@ async function decide(run: Run, entry: Planned, tools: RowTools): Promise<Decisi
 		// Not this node's (or not in its record): nothing this run sent moved money.
 		if (!earlierInDoubt)
 			return { result: { kind: 'alreadyExists', said: result.said }, conclusion: 'released' };
-		const predates = entry.dashboard?.result === 'notFound' ? entry.dashboard.word : undefined;
+		const predates = entry.dashboard?.meaning === 'notFound' ? entry.dashboard.word : undefined;
 		return {
 			result: { kind: 'heldByService', said: result.said, predates },
 			conclusion: 'inDoubt',
