@@ -252,9 +252,10 @@ export class ProcessedDataModel implements IDataDeduplicator {
 		this.rows.set(key, row);
 	}
 
-	/** Whether the row holds this value (as its hash). */
-	holds(workflowId: string, nodeId: string, value: string): boolean {
-		return this.rows.get(`${workflowId}|n:${nodeId}`)?.data.includes(hashOf(value)) ?? false;
+	/** Whether the row holds this value (as its hash): a node's row, or with `nodeId` undefined the workflow's. */
+	holds(workflowId: string, nodeId: string | undefined, value: string): boolean {
+		const row = nodeId === undefined ? `${workflowId}|` : `${workflowId}|n:${nodeId}`;
+		return this.rows.get(row)?.data.includes(hashOf(value)) ?? false;
 	}
 
 	/** n8n's database wiped. */

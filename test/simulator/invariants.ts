@@ -480,7 +480,7 @@ export function kills(world: World): { kills: number; leftPerKilledExecution: nu
 /**
  * A kill leaves in doubt only what was in flight: of each execution it ended, at most the rows the
  * node sends at once (Concurrency, in each Payouts Transfer node of the workflow) and the rows of
- * one write of the record, which a claim keeps within twice Concurrency (docs/safety.md).
+ * one write of the record: a claim of the lanes' lead and a chunk, within twice Concurrency (docs/safety.md).
  */
 function doubtPerKill(world: World, left: Map<string, Set<string>>): Violation[] {
 	const concurrency = [world.workflow.pay, world.workflow.payAgain]

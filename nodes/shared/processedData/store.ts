@@ -40,10 +40,11 @@ const ENTRIES_TRACKED = 2 * ENTRY_LIMIT;
 /** A store unused this long, held by no run and with nothing to write, leaves memory. */
 export const IDLE_MS = 10 * 60 * 1000;
 
-/** What a test-and-set found: the asked entries that were there before it (or asked earlier in it), and the row's size after. */
+/** What a test-and-set found: the asked entries that were there before it (or asked earlier in it), and the row's size after; `undone`: the forget of what the caller took back. */
 export interface Asked {
 	held: Set<string>;
 	size?: number;
+	undone?: Promise<void>;
 }
 
 /** The row has no room for the call: nothing was written. */
@@ -56,8 +57,9 @@ export class StoreFull extends Error {
 interface Request {
 	kind: 'record' | 'forget' | 'count';
 	entries: string[];
-	/** record: the most entries the row may hold after it. */
+	/** record: the most entries the row may hold after it, and what the caller takes back of it on reading the answer. */
 	limit?: number;
+	takeBack?: (asked: Asked) => string[];
 	/** forget: before the next claim, without waiting for more (asking wrote it). */
 	now?: boolean;
 	resolve(asked?: Asked): void;
@@ -115,9 +117,17 @@ export class ProcessedDataStore {
 		return !busy && Date.now() - this.usedAt > IDLE_MS;
 	}
 
-	/** Records `entries`, saying which were there before (test-and-set), unless the row could pass `limit`: StoreFull, nothing written. */
-	async record(entries: string[], limit = ENTRY_LIMIT): Promise<Asked> {
-		return (await this.ask({ kind: 'record', entries, limit })) as Asked;
+	/**
+	 * Records `entries`, saying which were there before (test-and-set), unless the row could pass
+	 * `limit`: StoreFull, nothing written. `takeBack` reads the answer and names entries to forget
+	 * at once: queued in the same step, before any other claim's call.
+	 */
+	async record(
+		entries: string[],
+		takeBack?: (asked: Asked) => string[],
+		limit = ENTRY_LIMIT,
+	): Promise<Asked> {
+		return (await this.ask({ kind: 'record', entries, limit, takeBack })) as Asked;
 	}
 
 	async forget(entries: string[], { now = false } = {}): Promise<void> {
@@ -277,7 +287,10 @@ export class ProcessedDataStore {
 		for (const request of admitted) {
 			const held = request.entries.filter((e) => before.has(e) || askedEarlier.has(e));
 			for (const entry of request.entries) askedEarlier.add(entry);
-			request.resolve({ held: new Set(held), size: this.size });
+			const asked: Asked = { held: new Set(held), size: this.size };
+			const forget = request.takeBack?.(asked) ?? [];
+			if (forget.length > 0) asked.undone = this.forget(forget, { now: true });
+			request.resolve(asked);
 		}
 		this.wrote(unique);
 	}

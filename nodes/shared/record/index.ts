@@ -11,6 +11,7 @@ import {
 	ProcessedDataStore,
 	StoreFull,
 } from '../processedData/store';
+import type { Asked } from '../processedData/store';
 import type { DashboardStatus, RepeatGuard } from '../types';
 
 /** The record's capacity in n8n's store: MAX_ENTRIES never reached, ENTRY_LIMIT per call, NEW_KEY_LIMIT for new transfers. */
@@ -86,6 +87,48 @@ function onConclusion(row: ClaimedRow, conclusion: Conclusion, guard: RepeatGuar
 	return { forget: row.wrote, record: [], reforget: [], doubt: [] };
 }
 
+/**
+ * What a test-and-set of a row's keys says of it, and what asking wrote that is not true: forgotten
+ * now, and again later where other workers write (`forgetLater`).
+ */
+function readClaim(
+	{ held, size }: Asked,
+	{
+		id,
+		claim,
+		unconfirmed,
+		asked,
+	}: { id: string; claim: string; unconfirmed: string; asked: string[] },
+	guard: RepeatGuard,
+	dashboard?: DashboardStatus,
+): { claim: Claim; forget: string[]; forgetLater: string[] } {
+	const read = (found: Claim, forget: string[] = [], forgetLater = forget) => ({
+		claim: found,
+		forget,
+		forgetLater,
+	});
+	const isNew = !held.has(guard === 'node' ? id : claim);
+	const full = isNew && (size ?? 0) > NEW_KEY_LIMIT;
+	const saidPaid = dashboard?.meaning === 'paid' ? dashboard.word : undefined;
+	// New where the record takes on nothing new: what asking wrote is forgotten, and not kept.
+	if (full && saidPaid) return read({ kind: 'confirmed', byDashboard: saidPaid }, asked, []);
+	if (full && guard === 'node') return read({ kind: 'full', size: size ?? 0 }, asked, []);
+	if (full) return read({ kind: 'claimed', earlier: 'none', unrecorded: true }, asked, []);
+	// Never sent by this node, and the user says paid: confirmed from now on.
+	if (isNew && saidPaid) return read({ kind: 'confirmed', byDashboard: saidPaid }, [unconfirmed]);
+	if (isNew) return read({ kind: 'claimed', earlier: 'none', unrecorded: false });
+	// Another transfer has this Transfer ID: what asking wrote is forgotten again.
+	if (!held.has(claim)) return read({ kind: 'otherValues' }, [claim, unconfirmed], []);
+	// Confirmed (asking wrote `unconfirmed`), or in doubt and the dashboard says paid.
+	if (!held.has(unconfirmed)) {
+		const contradiction = saidPaid ? undefined : dashboard?.word;
+		return read({ kind: 'confirmed', contradiction }, [unconfirmed]);
+	}
+	if (saidPaid) return read({ kind: 'confirmed', byDashboard: saidPaid }, [unconfirmed]);
+	if (guard === 'service') return read({ kind: 'claimed', earlier: 'inDoubt' });
+	return read(dashboard ? { kind: 'notPaid', word: dashboard.word } : { kind: 'inDoubt' });
+}
+
 const reasonOf = (error: unknown) => (error as Error)?.message ?? String(error);
 /** A second look waits 250 ms and a random while more, a few times: longer than another worker's lookup takes to forget what it asked. */
 const LOOK_AGAIN_MS = 250;
@@ -151,37 +194,21 @@ export class TransferRecord {
 			}
 			return found;
 		};
-		const contradiction = dashboard && dashboard.meaning !== 'paid' ? dashboard.word : undefined;
 		try {
 			// This process holds the service's paid answer to these values: that is the evidence.
 			const first = confirmedAnswer(key);
+			const contradiction = dashboard?.meaning !== 'paid' ? dashboard?.word : undefined;
 			if (first) return hold({ kind: 'confirmed', first, contradiction });
-			const { held, size } = await this.store.record(asked);
-			const isNew = !held.has(this.guard === 'node' ? id : claim);
-			const full = isNew && (size ?? 0) > NEW_KEY_LIMIT;
-			const saidPaid = dashboard?.meaning === 'paid' ? dashboard.word : undefined;
-			// New where the record takes on nothing new: what asking wrote is forgotten.
-			if (full) this.write(this.store.forget(asked, { now: true }));
-			// Never sent by this node, and the user says paid: confirmed from now on (not kept where full).
-			if (isNew && saidPaid) {
-				if (!full) this.forgetUnconfirmed(unconfirmed);
-				return hold({ kind: 'confirmed', byDashboard: saidPaid });
-			}
-			if (full && this.guard === 'node') return hold({ kind: 'full', size: size ?? 0 });
-			if (isNew) return hold({ kind: 'claimed', earlier: 'none', unrecorded: full });
-			if (!held.has(claim)) {
-				// Another transfer has this Transfer ID: what asking wrote is forgotten again.
-				this.write(this.store.forget([claim, unconfirmed], { now: true }));
-				return hold({ kind: 'otherValues' });
-			}
-			// Confirmed (asking wrote `unconfirmed`), or in doubt and the dashboard says paid.
-			if (!held.has(unconfirmed) || saidPaid) {
-				this.forgetUnconfirmed(unconfirmed);
-				if (held.has(unconfirmed)) return hold({ kind: 'confirmed', byDashboard: saidPaid });
-				return hold({ kind: 'confirmed', contradiction });
-			}
-			if (this.guard === 'service') return hold({ kind: 'claimed', earlier: 'inDoubt' });
-			return hold(dashboard ? { kind: 'notPaid', word: dashboard.word } : { kind: 'inDoubt' });
+			const entries = { id, claim, unconfirmed, asked };
+			let read!: ReturnType<typeof readClaim>;
+			// What asking wrote that is not true is forgotten in the same step as the answer: before any other claim's call.
+			const { undone } = await this.store.record(asked, (found) => {
+				read = readClaim(found, entries, this.guard, dashboard);
+				return read.forget;
+			});
+			if (undone)
+				this.write(undone.then(() => this.store.rewriteLater('forget', read.forgetLater)));
+			return hold(read.claim);
 		} catch (error) {
 			release();
 			if (!(error instanceof StoreFull)) return { kind: 'recordFailed', reason: reasonOf(error) };
@@ -255,12 +282,6 @@ export class TransferRecord {
 	/** The last store call's duration (how far ahead a batch claims), and how full the record is as last known. */
 	lastCallMs = () => this.store.lastCallMs();
 	knownSize = () => this.store.knownSize();
-
-	/** An `unconfirmed` entry that is not true: forgotten before the next claim, and again later where other workers write. */
-	private forgetUnconfirmed(unconfirmed: string) {
-		const forgotten = this.store.forget([unconfirmed], { now: true });
-		this.write(forgotten.then(() => this.store.rewriteLater('forget', [unconfirmed])));
-	}
 
 	private write(done: Promise<void>) {
 		this.writes.push(
