@@ -5,6 +5,7 @@
  * what is in flight. No n8n engine, no network: each test runs in milliseconds.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { ProcessedDataModel } from '../../harness/processedDataModel';
 
@@ -37,7 +38,7 @@ export function fakeN8n(workflowId: string, service: Service = paying, answerMs 
 			const body = JSON.parse(options.body) as IDataObject;
 			fake.requests.push(String(body.transferId));
 			fake.mostInFlight = Math.max(fake.mostInFlight, ++inFlight);
-			await new Promise((resolve) => setTimeout(resolve, answerMs));
+			await sleep(answerMs);
 			inFlight--;
 			return { statusCode: 200, body: JSON.stringify(service(body)) };
 		},

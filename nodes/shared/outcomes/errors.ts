@@ -178,8 +178,7 @@ export const errorRows: ErrorRow[] = [
 		operations: ['standardTransfer'],
 		subCode: '400',
 		message: /failed at the bank/i,
-		nextStep: 'newTransferId',
-		hint: "The bank refused the transfer, so nothing was paid. The service may keep this 'Transfer ID': pay the row under a new one (with another 'Transfer Mode' if the bank keeps refusing).",
+		hint: "The bank refused the transfer: run the row again later, or with another 'Transfer Mode'.",
 	},
 	{
 		operations: ['standardTransfer'],
