@@ -207,7 +207,6 @@ type RowName = keyof typeof ROW;
 /** What the docs' table says of a refusal of the service's error table. */
 function documentedRowOfRefusal(row: ErrorRow): RowName {
 	if (/wait 30 minutes/.test(row.message.source)) return 'wait';
-	if (/failed at the bank/.test(row.message.source)) return 'usedUp';
 	if (/recharge account not found/.test(row.message.source)) return 'later';
 	return row.nextStep === 'fixRow' ? 'forGood' : 'later';
 }
