@@ -3,7 +3,7 @@
  * The status table (docs/nodes/payouts-transfer.md, "What each status means") against the node's
  * own words: every status and `nextStep` a transfer row can read, under every guard and option
  * that changes the words, is in the table's row for that status, and every `nextStep` the table
- * names for a status is one the node says. The words are the node's (outcomes/words.ts `rowOutcome`),
+ * names for a status is one the node says. The words are the node's (outcomes/messages.ts `rowOutcome`),
  * for every verdict run/ can reach and every row of the error table.
  */
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * An answer from the wire to the words on the row, without the wire: the body read
  * (transport/answer.ts `readAnswer`, `noAnswer`, `excerpt`), judged (outcomes/interpret.ts
- * `interpret`, `retryable`) and said (outcomes/words.ts `rowOutcome`), for every kind of answer the node
+ * `interpret`, `retryable`) and said (outcomes/messages.ts `rowOutcome`), for every kind of answer the node
  * meets, by who refuses a repeat of the transfer (the service, this node's record, or an earlier
  * step's claim). And the secrets given to the redactor (redact.ts) never show, not even in part.
  */

@@ -8,7 +8,7 @@ import type { Params, PayoutOperation, RepeatGuard } from '../types';
 
 /**
  * The only place that judges an answer: what it says about the row's money, as data. What the
- * node then says of the row is words.ts's; what the record keeps, run/'s. Every text taken from
+ * node then says of the row is messages.ts's; what the record keeps, run/'s. Every text taken from
  * the service is redacted here, before anything else sees it.
  */
 

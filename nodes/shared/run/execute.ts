@@ -23,7 +23,7 @@ import type { PayoutOperation } from '../types';
  * 2. run/lanes.ts: send the good items, bounded and paced; run/sendRow.ts: each transfer claimed
  *    first in the record of sent transfers (record/), sent (transport/) again only with the same
  *    Transfer ID, its answer result (outcomes/interpret.ts), kept in the record and said
- *    (outcomes/words.ts, the error table in outcomes/errors.ts);
+ *    (outcomes/messages.ts, the error table in outcomes/errors.ts);
  * 3. output/: output in input order, every item paired with the item it came from; without
  *    Continue On Fail, one error listing every row that needs the user.
  */

@@ -16,7 +16,7 @@ import type { Outcome, Planned, RepeatGuard } from '../types';
 
 /**
  * One row: what the record says of it (its claim), else sent; then what became of it, kept in the
- * record and said once (outcomes/words.ts). Every decision about a row's money is here.
+ * record and said once (outcomes/messages.ts). Every decision about a row's money is here.
  */
 
 /** What a row needs from the lanes: its claim, its redaction, and a note that its request went out. */
