@@ -49,7 +49,7 @@ process.env.N8N_LOG_LEVEL ??= 'silent';
 
 // The node's record of sent transfers lives in n8n's processed-data store; every test starts with
 // an empty one, as from a fresh n8n database, and a workflow id of its own: what the node keeps
-// in this process's memory for a workflow (its journal) is not the next test's. A test that
+// in this process's memory for a workflow (its processed-data store) is not the next test's. A test that
 // re-runs a workflow keeps both meanwhile.
 useMemoryProcessedData();
 let testWorkflow = 0;
@@ -84,7 +84,7 @@ for (const node of [
 
 /**
  * n8n restarted (a crash, a deploy): what the package's nodes kept in this process's memory (the
- * answers they heard, their journals, what each execution sent) is gone; n8n's database (the
+ * answers they heard, their processed-data stores, what each execution sent) is gone; n8n's database (the
  * processed-data store of harness/processedData.ts) is kept. From here on the workflows run a
  * fresh load of the package's code, as a new n8n process would; n8n's own packages stay as they are.
  */

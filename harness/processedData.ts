@@ -44,20 +44,20 @@ const rowOf = (workflowId: string): ICheckProcessedContextData => ({
 });
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
 
-/** How many marks the workflow's record holds: n8n's read-only count, the one the node reads. */
+/** How many entries the workflow's record holds: n8n's read-only count, the one the node reads. */
 export async function recordSize(workflowId: string): Promise<number> {
 	return await store.getProcessedDataCount('workflow', rowOf(workflowId), OPTIONS);
 }
 
-/** Marks written into the workflow's record, as earlier runs or another n8n process leave them. */
-export async function writeIntoRecord(workflowId: string, marks: string[]): Promise<void> {
-	await store.checkProcessedAndRecord(marks, 'workflow', rowOf(workflowId), OPTIONS);
+/** Entries written into the workflow's record, as earlier runs or another n8n process leave them. */
+export async function writeIntoRecord(workflowId: string, entries: string[]): Promise<void> {
+	await store.checkProcessedAndRecord(entries, 'workflow', rowOf(workflowId), OPTIONS);
 }
 
-/** Which of `marks` the workflow's record holds. n8n's store can only ask by recording: the ones it did not hold are forgotten again at once. */
-export async function heldByRecord(workflowId: string, marks: string[]): Promise<string[]> {
+/** Which of `entries` the workflow's record holds. n8n's store can only ask by recording: the ones it did not hold are forgotten again at once. */
+export async function heldByRecord(workflowId: string, entries: string[]): Promise<string[]> {
 	const { processed, new: added } = await store.checkProcessedAndRecord(
-		marks,
+		entries,
 		'workflow',
 		rowOf(workflowId),
 		OPTIONS,

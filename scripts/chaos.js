@@ -301,11 +301,11 @@ function killTree(pid) {
 }
 
 /** Regular mode: one `n8n start` on SQLite with the package installed as n8n installs it. */
-async function startRegular({ baseDir, sandbox, workflow, say }) {
+async function startRegular({ baseDir, sandbox, workflow, log }) {
 	await n8n.ensureRuntime();
 	const userFolder = path.join(baseDir, 'n8n');
 	fs.mkdirSync(userFolder, { recursive: true });
-	say("starting the package in n8n's user folder, the credential and the workflow");
+	log("starting the package in n8n's user folder, the credential and the workflow");
 	await n8n.installPackage(userFolder);
 	const env = n8n.n8nEnv(userFolder, {
 		port: await n8n.freePort(),
@@ -332,7 +332,7 @@ async function startRegular({ baseDir, sandbox, workflow, say }) {
 		return 'n8n';
 	};
 	stack.stop = async () => stack.server?.stop();
-	say('starting n8n');
+	log('starting n8n');
 	await stack.start();
 	return stack;
 }
@@ -345,7 +345,7 @@ async function runChaos(given = {}) {
 		Array.from({ length: rowsPerKind }, (_, index) => rowKey(kind, index)),
 	);
 	const random = seededRandom(options.seed * 7919 + 1);
-	const say = options.log ?? ((line) => process.stderr.write(`[chaos] ${line}\n`));
+	const log = options.log ?? ((line) => process.stderr.write(`[chaos] ${line}\n`));
 	const baseDir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-chaos-'));
 	fs.mkdirSync(baseDir, { recursive: true });
 	if (typeof process.getuid === 'function' && process.getuid() === 0) fs.chmodSync(baseDir, 0o755);
@@ -383,13 +383,13 @@ async function runChaos(given = {}) {
 	const workflow = batchWorkflow(kinds, rowsPerKind, options);
 	let stack;
 	try {
-		say(
+		log(
 			`${report.rows} rows (${kinds.join(', ')}), seed ${options.seed}, fault rate ${options.rate}, ${options.kills} kills, Concurrency ${options.concurrency}; ${mode} in ${baseDir}`,
 		);
 		let rest;
 		let kill;
 		if (options.internalOnly) {
-			stack = await startRegular({ baseDir, sandbox, workflow, say });
+			stack = await startRegular({ baseDir, sandbox, workflow, log });
 			rest = (...args) => stack.rest(...args);
 			kill = async () => {
 				await stack.kill();
@@ -405,9 +405,9 @@ async function runChaos(given = {}) {
 				workerConcurrency: 2,
 				workflows: [workflow],
 				fast: true,
-				onStep: (step) => say(`starting ${step}`),
+				onStep: (step) => log(`starting ${step}`),
 			});
-			rest = queueApi(stack, say);
+			rest = queueApi(stack, log);
 			kill = async (executionId) => {
 				const victim = ['worker', 'main', 'both', 'worker'][Math.floor(random() * 4)];
 				const busy = queue.workerOfExecution(stack, executionId);
@@ -467,10 +467,10 @@ async function runChaos(given = {}) {
 							? requests - requestsAtStart + Math.floor(leftNow * (0.2 + 0.4 * random()))
 							: Infinity;
 					const paidAt = sandbox.state().count;
-					say(`run ${report.runs}: SIGKILL with ${paidAt} transfers in the ledger`);
+					log(`run ${report.runs}: SIGKILL with ${paidAt} transfers in the ledger`);
 					const victim = await kill(executionId);
 					report.kills.push({ run: report.runs, victim, ledgerAt: paidAt });
-					say(`run ${report.runs}: killed ${victim}, started again`);
+					log(`run ${report.runs}: killed ${victim}, started again`);
 					killed = true;
 					lastChange = Date.now();
 					// Regular mode: the execution died with n8n; the batch is run again at once.
@@ -489,7 +489,7 @@ async function runChaos(given = {}) {
 			if (!saved) {
 				const line = `run ${report.runs}: execution ${executionId} ${killed ? 'died with the killed process' : `made no request for ${LOST_AFTER_MS / 1000} s and did not finish`}; running the batch again`;
 				report.runLines.push(line);
-				say(line);
+				log(line);
 				continue;
 			}
 			// As docs/safety.md says: settle once no run is sending and no request can still arrive (the service has nothing in flight).
@@ -572,10 +572,10 @@ async function runChaos(given = {}) {
 			const counts = kinds.map((kind) => `${kind} ${paidCount[kind]}/${rowsPerKind}`).join(', ');
 			const line = `run ${report.runs}: execution ${executionId} ${saved.status} in ${Math.round((Date.now() - runStarted) / 1000)} s; paid ${counts}; ledger ${sandbox.state().count}; not paid in this run's output: ${JSON.stringify(unsettled)}; the user mapped ${mapped} dashboard statuses, gave ${renamed} rows a new key, looked ${looked} up`;
 			report.runLines.push(line);
-			say(line);
+			log(line);
 			if (process.env.CHAOS_VERBOSE)
 				for (const [what, example] of Object.entries(stuckExample))
-					say(`  ${what}, e.g. ${example}`);
+					log(`  ${what}, e.g. ${example}`);
 			if (saved.status === 'success' && kinds.every((kind) => paidCount[kind] === rowsPerKind))
 				break;
 			// The sheet changed as the words said, for the next run.
@@ -651,7 +651,7 @@ function spiker(sandbox, random, options) {
 }
 
 /** Queue mode's REST calls: the main may be down or restarting (a kill), and may refuse a session it accepted (n8n.sessionRefused). */
-function queueApi(stack, say) {
+function queueApi(stack, log) {
 	return async (method, route, body) => {
 		for (let attempt = 0; ; attempt++) {
 			try {
@@ -663,7 +663,7 @@ function queueApi(stack, say) {
 				const text = await response.text();
 				const refused = n8n.sessionRefused(response, text);
 				if (refused && attempt <= 90) {
-					say(`${method} ${route}: n8n refused the session (${refused}): signing in again`);
+					log(`${method} ${route}: n8n refused the session (${refused}): signing in again`);
 					stack.cookie = await n8n.ensureOwner(stack.main.url);
 					continue;
 				}
@@ -678,7 +678,7 @@ function queueApi(stack, say) {
 	};
 }
 
-function print(report) {
+function printReport(report) {
 	const faults = Object.entries(report.faultsInjected)
 		.map(([kind, count]) => `${kind} ${count}`)
 		.join(', ');
@@ -699,7 +699,7 @@ if (require.main === module) {
 	const options = parseArgs(process.argv.slice(2));
 	runChaos(options)
 		.then((report) => {
-			print(report);
+			printReport(report);
 			if (options.json) fs.writeFileSync(options.json, JSON.stringify(report, null, 2));
 			process.exit(report.passed ? 0 : 1);
 		})
@@ -709,4 +709,4 @@ if (require.main === module) {
 		});
 }
 
-module.exports = { runChaos, judge, batchWorkflow, print, killTree };
+module.exports = { runChaos, judge, batchWorkflow, printReport, killTree };

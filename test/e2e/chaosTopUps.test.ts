@@ -11,7 +11,7 @@
  * output item says paid, or "did not pay", against the ledger. PAYOUTS_CHAOS_SEED picks the seed.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { runChaos, print: printReport } = require('../../scripts/chaos.js');
+const { runChaos, printReport } = require('../../scripts/chaos.js');
 
 export {};
 

@@ -338,7 +338,7 @@ const dashboardExport = () =>
 			.filter(Boolean)
 			.map((line) => line.split(',') as [string, string]),
 	);
-const say = (line: string) => process.stderr.write(`[paths test] ${line}\n`);
+const log = (line: string) => process.stderr.write(`[paths test] ${line}\n`);
 
 /** Changes a saved workflow's node as a user does in the editor. */
 async function edit(id: string, nodeName: string, change: (parameters: Json) => Json) {
@@ -398,7 +398,7 @@ describePostgres(
 				lostBefore: await post('p1_lost_before', '33.00'),
 				refusedOnce: await post('p1_refused_once', '34.00'),
 			};
-			say(
+			log(
 				`template, first deliveries: ${JSON.stringify(Object.fromEntries(Object.entries(first).map(([key, answer]) => [key, `${answer.code} ${answer.body.status}`])))}`,
 			);
 			expect(first.paid).toEqual({
@@ -450,7 +450,7 @@ describePostgres(
 			const run = await runInServer(rest, WORKFLOWS.claimedBatch.id);
 			expectRun(run, { status: 'success' }, sandbox);
 			const items = run.output('Top Up');
-			say(
+			log(
 				`template's Top Up, a batch: ${items.map((item) => `${item.transferId} ${item.status}`).join(', ')}; requests ${JSON.stringify(['p1b_refused', 'p1b_paid_1', 'p1b_paid_2'].map(requestsFor))}`,
 			);
 			// Three tries (the refused row leads every try's output), the refused row sent each time, nothing paid for it.
@@ -504,7 +504,7 @@ describe("2. a retry branch: a second Payouts Transfer node on the first one's e
 			expectRun(first, { status: 'success' }, sandbox);
 			const failed = first.output('Pay', 1);
 			const again = first.output('Pay Again');
-			say(
+			log(
 				`retry branch (${_what}): Pay ${first
 					.output('Pay')
 					.map((item) => item.status)
@@ -627,7 +627,7 @@ describe('3. 3,000 standard transfers, n8n killed (SIGKILL) in the middle, run a
 			30,
 			50,
 		);
-		say(
+		log(
 			`killed n8n with ${paidAtKill} of ${KILL_ROWS} paid; ${ledger().length} once the requests in flight landed`,
 		);
 		rest = await suite.restart();
@@ -644,7 +644,7 @@ describe('3. 3,000 standard transfers, n8n killed (SIGKILL) in the middle, run a
 			}),
 			{},
 		);
-		say(
+		log(
 			`the re-run: ${rerun.status}; its error's rows: ${JSON.stringify(tally)}; ${rerun.describe(sandbox)}`,
 		);
 		expect(rerun.status).toBe('error');

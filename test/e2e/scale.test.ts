@@ -5,23 +5,23 @@
  * states ("How long the node remembers"), at its size.
  *
  * The record is the workflow's (one row of n8n's processed data, shared by its Payouts Transfer
- * nodes) and never lets n8n drop a mark: past 50,000 marks it takes on no new transfer (a new
+ * nodes) and never lets n8n drop an entry: past 50,000 entries it takes on no new transfer (a new
  * top-up is refused with nothing sent; a new card or standard transfer is sent without being
  * recorded), and every transfer it holds is still looked up.
  *
  * - 2,500 keyed top-ups and 2,500 standard transfers paid through the workflow's two Payouts
- *   Transfer nodes (7,500 marks).
- * - n8n stopped, and the row filled to 47,000 marks by a test-only write into n8n's processed_data
- *   table (filler marks no transfer uses, standing for about 20,000 earlier top-ups: paying those
+ *   Transfer nodes (7,500 entries).
+ * - n8n stopped, and the row filled to 47,000 entries by a test-only write into n8n's processed_data
+ *   table (filler entries no transfer uses, standing for about 20,000 earlier top-ups: paying those
  *   would take the suite past 5 minutes), n8n started again.
  * - A Dry Run of 1,000 new keys writes nothing. 2,500 new top-ups: the first are paid, the rows
- *   written from 48,000 marks on say how full it is (`recordNote`), then the record refuses the next
+ *   written from 48,000 entries on say how full it is (`recordNote`), then the record refuses the next
  *   new top-up (ERROR, nothing sent) and the run sends no new one after it; the row never passes
  *   its room, so n8n drops nothing.
  * - The 5,000 oldest transfers run again read ALREADY_SUBMITTED, nothing sent: nothing forgotten.
- * - 500 new standard transfers: each noted; those that find the record at 50,000 marks are sent
+ * - 500 new standard transfers: each noted; those that find the record at 50,000 entries are sent
  *   without being recorded (SUCCESS, with a note), and run again the service refuses each repeat
- *   (ALREADY_EXISTS): nothing paid twice; the row stays at 50,000 marks, give or take a call's claims.
+ *   (ALREADY_EXISTS): nothing paid twice; the row stays at 50,000 entries, give or take a call's claims.
  * - Then a new top-up in the same workflow is refused, nothing sent.
  * - The refused top-ups, moved to a copy of the workflow (a new record) as the error says, are paid.
  */
@@ -35,10 +35,10 @@ import type { Sandbox } from '../../harness/sandbox';
 
 jest.setTimeout(30 * 60 * 1000);
 
-/** docs/safety.md: no new transfer from 50,000 marks; a note on every row written from 48,000. */
+/** docs/safety.md: no new transfer from 50,000 entries; a note on every row written from 48,000. */
 const FULL = 50_000;
 const NOTE_FROM = 48_000;
-/** n8n drops a row's oldest marks past the maxEntries the record passes: it must never get there. */
+/** n8n drops a row's oldest entries past the maxEntries the record passes: it must never get there. */
 const N8N_LIMIT = 60_000;
 const FILLED_TO = 47_000;
 const FIRST = { internal: 2500, standard: 2500 };
@@ -145,7 +145,7 @@ afterAll(async () => suite?.close());
 
 /**
  * n8n's own row of the workflow's record (processed_data, context '' for scope workflow), read, or
- * with `fill` filled up to that many marks with filler, using the runtime's sqlite3 (n8n's own copy).
+ * with `fill` filled up to that many entries with filler, using the runtime's sqlite3 (n8n's own copy).
  */
 function recordRow(workflowId: string, fill?: number): number {
 	const runtime = n8n.RUNTIME as { dir: string; nodeBin: string };
@@ -167,18 +167,18 @@ db.get("SELECT value FROM processed_data WHERE workflowId = ? AND context = ''",
 }
 
 /**
- * The record's row filled to `marks` from outside n8n, and held: a write of the record still under
+ * The record's row filled to `entries` from outside n8n, and held: a write of the record still under
  * way (the node writes a state again where another process writes the row, as this fill is) can
  * put back the row it read, so the fill is made again until it holds. Returns the row's size.
  */
-async function fillTo(marks: number): Promise<number> {
+async function fillTo(entries: number): Promise<number> {
 	for (let attempt = 0; attempt < 20; attempt++) {
-		recordRow(WORKFLOW.id, marks);
+		recordRow(WORKFLOW.id, entries);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 		const size = recordRow(WORKFLOW.id);
-		if (size >= marks) return size;
+		if (size >= entries) return size;
 	}
-	throw new Error(`the record's row would not stay filled to ${marks} marks`);
+	throw new Error(`the record's row would not stay filled to ${entries} entries`);
 }
 
 /** The Code nodes' rows changed, as a user editing the sheets the batch comes from, and Options too. */
@@ -228,22 +228,22 @@ function expectNoTransferIdTwice() {
 	const ids = ledgerIds();
 	expect(ids.length - new Set(ids).size).toBe(0);
 }
-const say = (line: string) => process.stderr.write(`[scale test] ${line}\n`);
+const log = (line: string) => process.stderr.write(`[scale test] ${line}\n`);
 
 /** Set by the first tests for the later ones. */
 const found = { newPaid: 0, refused: [] as number[] };
 
-test(`${FIRST.internal.toLocaleString('en-US')} keyed top-ups and ${FIRST.standard.toLocaleString('en-US')} standard transfers through one workflow's two nodes: one record, ${(2 * FIRST.internal + FIRST.standard).toLocaleString('en-US')} marks`, async () => {
+test(`${FIRST.internal.toLocaleString('en-US')} keyed top-ups and ${FIRST.standard.toLocaleString('en-US')} standard transfers through one workflow's two nodes: one record, ${(2 * FIRST.internal + FIRST.standard).toLocaleString('en-US')} entries`, async () => {
 	const first = await run(WORKFLOW.id);
 	expect({ internal: first.internal.counts, standard: first.standard.counts }).toEqual({
 		internal: { SUCCESS: FIRST.internal },
 		standard: { SUCCESS: FIRST.standard },
 	});
-	// A paid top-up keeps two marks, a paid standard transfer one, in the workflow's one row.
+	// A paid top-up keeps two entries, a paid standard transfer one, in the workflow's one row.
 	expect(recordRow(WORKFLOW.id)).toBe(2 * FIRST.internal + FIRST.standard);
 });
 
-test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.toLocaleString('en-US')} new top-ups: the first paid, noted from ${NOTE_FROM.toLocaleString('en-US')} marks on, then refused with nothing sent; the row never passes its room`, async () => {
+test(`filled to ${FILLED_TO.toLocaleString('en-US')} entries, then ${NEW_TOP_UPS.toLocaleString('en-US')} new top-ups: the first paid, noted from ${NOTE_FROM.toLocaleString('en-US')} entries on, then refused with nothing sent; the row never passes its room`, async () => {
 	await (suite.server as { stop: () => Promise<void> }).stop();
 	expect(recordRow(WORKFLOW.id, FILLED_TO)).toBe(FILLED_TO);
 	rest = await suite.restart();
@@ -259,8 +259,8 @@ test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.t
 	await edit(WORKFLOW.id, { internal: [from, from + NEW_TOP_UPS] });
 	const full = await run(WORKFLOW.id);
 	const { items, counts } = full.internal;
-	say(
-		`${NEW_TOP_UPS} new top-ups past ${FILLED_TO} marks: ${JSON.stringify(counts)}; the row holds ${recordRow(WORKFLOW.id)} marks`,
+	log(
+		`${NEW_TOP_UPS} new top-ups past ${FILLED_TO} entries: ${JSON.stringify(counts)}; the row holds ${recordRow(WORKFLOW.id)} entries`,
 	);
 	const paid = items
 		.map((item, index) => (item.status === 'SUCCESS' ? index : -1))
@@ -296,7 +296,7 @@ test(`filled to ${FILLED_TO.toLocaleString('en-US')} marks, then ${NEW_TOP_UPS.t
 		).length,
 	).toBeGreaterThan(0);
 	expect(notes[0]).toBe('');
-	// The refusal names the record's size: past 50,000 marks. What the refused claims asked is
+	// The refusal names the record's size: past 50,000 entries. What the refused claims asked is
 	// forgotten again, so the row ends just under it; never past its room: n8n dropped nothing.
 	expect(
 		Number(/full \(([\d,]+) entries\)/.exec(String(full1?.error))?.[1].replace(/,/g, '')),
@@ -321,7 +321,7 @@ test(`the ${(FIRST.internal + FIRST.standard).toLocaleString('en-US')} oldest tr
 	expectNoTransferIdTwice();
 });
 
-test(`${UNRECORDED} new standard transfers with the record at its end: each noted, the ones past 50,000 marks sent without being recorded, and run again the service refuses each of those (ALREADY_EXISTS): nothing paid twice, the row never past 50,000 marks by more than a call's claims`, async () => {
+test(`${UNRECORDED} new standard transfers with the record at its end: each noted, the ones past 50,000 entries sent without being recorded, and run again the service refuses each of those (ALREADY_EXISTS): nothing paid twice, the row never past 50,000 entries by more than a call's claims`, async () => {
 	// The row just under its end, whatever the top-ups left (the record keeps its size exactly once
 	// it has counted the row): about half of these are recorded, the rest sent unrecorded.
 	const before = await fillTo(FULL - UNRECORDED / 2);
@@ -338,11 +338,11 @@ test(`${UNRECORDED} new standard transfers with the record at its end: each note
 	const noted = notes.filter((note) =>
 		/holds [\d,]+ entries; from 50,000 on it sends new transfers without recording them/.test(note),
 	).length;
-	say(
-		`${UNRECORDED} new standard transfers at ${before} marks: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} marks`,
+	log(
+		`${UNRECORDED} new standard transfers at ${before} entries: ${JSON.stringify(sent.standard.counts)}; noted ${noted}, sent unrecorded ${unrecorded}, no note ${UNRECORDED - noted - unrecorded}; the row then holds ${after} entries`,
 	);
 	expect(sent.standard.counts).toEqual({ SUCCESS: UNRECORDED });
-	// From 48,000 marks on every row says how full the record is; from 50,000 on new ones go unrecorded.
+	// From 48,000 entries on every row says how full the record is; from 50,000 on new ones go unrecorded.
 	expect({ noted, unrecorded, withoutNote: UNRECORDED - noted - unrecorded }).toEqual({
 		noted: expect.any(Number),
 		unrecorded: expect.any(Number),
@@ -351,7 +351,7 @@ test(`${UNRECORDED} new standard transfers with the record at its end: each note
 	expect(unrecorded).toBeGreaterThan(0);
 	expect(after).toBeLessThanOrEqual(FULL + 2 * 20);
 	const again = await run(WORKFLOW.id);
-	say(`the same ${UNRECORDED} again: ${JSON.stringify(again.standard.counts)}`);
+	log(`the same ${UNRECORDED} again: ${JSON.stringify(again.standard.counts)}`);
 	sent.standard.items.forEach((item, index) => {
 		const expected = /sent without being recorded/.test(notes[index])
 			? ['ALREADY_EXISTS', 'lookUp']
@@ -368,12 +368,14 @@ test(`${UNRECORDED} new standard transfers with the record at its end: each note
 	expectNoTransferIdTwice();
 });
 
-test("then a new top-up in the same workflow is refused, nothing sent: the record, shared by the workflow's nodes, takes on no new transfer past 50,000 marks", async () => {
+test("then a new top-up in the same workflow is refused, nothing sent: the record, shared by the workflow's nodes, takes on no new transfer past 50,000 entries", async () => {
 	sandbox.clearRequests();
 	await fillTo(FULL);
 	await edit(WORKFLOW.id, { internal: [200_000, 200_010] });
 	const more = await run(WORKFLOW.id);
-	say(`10 new top-ups at ${recordRow(WORKFLOW.id)} marks: ${JSON.stringify(more.internal.counts)}`);
+	log(
+		`10 new top-ups at ${recordRow(WORKFLOW.id)} entries: ${JSON.stringify(more.internal.counts)}`,
+	);
 	expect(more.internal.counts).toEqual({ ERROR: 10 });
 	expect(posts()).toBe(0);
 });
@@ -392,5 +394,7 @@ test('the refused top-ups moved to a copy of the workflow (a record of its own),
 		.filter((index) => index >= from && index < to);
 	expect(movedRows.sort((a, b) => a - b)).toEqual(found.refused);
 	expectNoTransferIdTwice();
-	say(`the workflow's record: ${recordRow(WORKFLOW.id)} marks; the copy's: ${recordRow(COPY.id)}`);
+	log(
+		`the workflow's record: ${recordRow(WORKFLOW.id)} entries; the copy's: ${recordRow(COPY.id)}`,
+	);
 });

@@ -418,7 +418,7 @@ describe("the record's store calls", () => {
 		const callsBefore = store.calls.length;
 		const { items } = await runNode(standard(), rows, service.credentials());
 		expect(statuses(items)).toEqual(Array(400).fill('SUCCESS'));
-		// Chunks of 8 x Concurrency rows beyond the lanes' lead, asked for once half of one is left: at least 40 rows (80 marks) a call.
+		// Chunks of 8 x Concurrency rows beyond the lanes' lead, asked for once half of one is left: at least 40 rows (80 entries) a call.
 		expect(claimCalls(callsBefore).length).toBeLessThanOrEqual(400 / 20);
 		expectEachPaidOnce(
 			service.sandbox,
@@ -432,7 +432,7 @@ describe("the record's store calls", () => {
 		expect(statuses(items)).toEqual(Array(200).fill('SUCCESS'));
 		const calls = claimCalls(callsBefore);
 		expect(calls.length).toBeGreaterThan(0);
-		// Three marks a row (its Transfer ID, the claim, no clear answer yet).
+		// Three entries a row (transferId, claim, unconfirmed).
 		for (const call of calls) expect(call.values.length).toBeLessThanOrEqual(3 * 2 * 10);
 	});
 });

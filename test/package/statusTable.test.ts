@@ -65,7 +65,7 @@ function verdicts(operation: OperationName): RowResult[] {
 			row,
 			serverSide: row.subCode.startsWith('5'),
 		}));
-	const rowVerdicts: RunResult[] = [
+	const rowResults: RunResult[] = [
 		{ kind: 'alreadySubmitted' },
 		{ kind: 'alreadyExists', said },
 		{ kind: 'heldByService', said },
@@ -84,7 +84,7 @@ function verdicts(operation: OperationName): RowResult[] {
 		{ kind: 'unguardedInQueueMode', process: 'worker' },
 	];
 	return [
-		...rowVerdicts,
+		...rowResults,
 		...refusals,
 		{ kind: 'paid', items: [{ status: 'SUCCESS' }] },
 		{ kind: 'paid', items: [{ status: 'PENDING' }] },

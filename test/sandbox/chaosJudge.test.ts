@@ -1,7 +1,7 @@
 /**
  * The chaos run's judge (scripts/chaos.js): what it counts from the ledger and the saved outputs.
- * The runs themselves are test/e2e/chaos.test.ts and test/e2e/chaosTopUps.test.ts; this proves the
- * verdict can say "no".
+ * The runs themselves are `npm run chaos` and test/e2e/chaosTopUps.test.ts; this proves the
+ * judgement can say "no".
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { judge } = require('../../scripts/chaos.js');
@@ -24,7 +24,7 @@ const internal = (index: number, transferId: string) => ({
 const rows = (count: number, kinds = ['standard', 'card', 'internal']) =>
 	kinds.flatMap((kind) => Array.from({ length: count }, (_, index) => `${kind}:${index}`));
 
-test('every row once and every output backed by its own payment: a clean verdict, a row paid under a new Transfer ID included', () => {
+test('every row once and every output backed by its own payment: a clean judgement, a row paid under a new Transfer ID included', () => {
 	const ledger = [
 		standard(0),
 		standard(1, '_r1'),
@@ -108,17 +108,17 @@ test('a row paid twice, a row unpaid, outputs that say paid without their own pa
 			],
 		},
 	];
-	const verdict = judge(ledger, outputs, rows(2));
+	const judged = judge(ledger, outputs, rows(2));
 	expect({
-		paidOnce: verdict.paidOnce,
-		paidTwice: verdict.paidTwice,
-		unpaid: verdict.unpaid,
-		untrue: verdict.untrue,
-		foreign: verdict.foreignTransfers,
+		paidOnce: judged.paidOnce,
+		paidTwice: judged.paidTwice,
+		unpaid: judged.unpaid,
+		untrue: judged.untrue,
+		foreign: judged.foreignTransfers,
 	}).toEqual({ paidOnce: 3, paidTwice: 1, unpaid: 2, untrue: 4, foreign: 1 });
-	expect(verdict.paidTwiceExamples).toEqual(['standard:0']);
+	expect(judged.paidTwiceExamples).toEqual(['standard:0']);
 	expect(
-		verdict.untrueExamples.map(
+		judged.untrueExamples.map(
 			(example: { kind: string; index: number; said: string }) =>
 				`${example.kind} ${example.index} ${example.said}`,
 		),

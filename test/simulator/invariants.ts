@@ -260,9 +260,9 @@ function payoutOf(body: Record<string, unknown>): string {
 
 /**
  * Queue mode: n8n's store has no lock, so another worker's call that read the row before a write
- * of this Transfer ID's marks and wrote the row back after it undid that write (the writer makes
+ * of this Transfer ID's entries and wrote the row back after it undid that write (the writer makes
  * its state again a settling window later, record/store.ts, but a later stale write can undo that
- * too). Named exception `acrossProcesses`: a write of the Transfer ID's marks before the run ended
+ * too). Named exception `acrossProcesses`: a write of the Transfer ID's entries before the run ended
  * (before it or while it ran: "at the same moment") was overlapped so by another process's call.
  */
 function staleWriteLost(world: World, transferId: string, before: number): boolean {
@@ -270,7 +270,9 @@ function staleWriteLost(world: World, transferId: string, before: number): boole
 	return overlappedWrites(world).some(
 		(write) =>
 			(write.wroteAt as number) < before &&
-			write.values.some((mark) => mark.includes(`:${transferId}:`) || mark === `id:${transferId}`),
+			write.values.some(
+				(entry) => entry.includes(`:${transferId}:`) || entry === `id:${transferId}`,
+			),
 	);
 }
 
@@ -343,7 +345,7 @@ function sentOnTwoWorkers(world: World, transferId: string): boolean {
 	);
 }
 
-/** Queue mode: two workers ran the same payout at the same time, in this execution or an earlier one (a lookup records "no clear answer" for a moment; a claim given back forgets the marks the other wrote). */
+/** Queue mode: two workers ran the same payout at the same time, in this execution or an earlier one (a lookup records "no clear answer" for a moment; a claim given back forgets the entries the other wrote). */
 function lookedUpElsewhere(world: World, execution: ExecutionRecord, payout: string): boolean {
 	if (world.processCount < 2) return false;
 	const name = (process: string) => process.split('#')[0];

@@ -9,7 +9,7 @@
  */
 import { check } from './invariants';
 import type { Violation } from './invariants';
-import type { Verdict } from './service';
+import type { ServiceDecision } from './service';
 import type { NodeSettings } from './settings';
 import { User } from './user';
 import type { Fault, KeyMode, Row, Timing, WorkflowSetup } from './world';
@@ -30,7 +30,7 @@ const fast: Timing = {
 	storeStep: (random) => random.int(1, 5),
 	network: (random) => random.int(2, 30),
 	fault: () => 'none',
-	verdict: () => 'pay',
+	decision: () => 'pay',
 	bank: (random) => ({ afterMs: random.int(100, 2000), pays: true }),
 };
 
@@ -101,7 +101,7 @@ export async function scripted(
 /** The user follows the node's words, round after round, with the faults gone. */
 async function followToTheEnd(world: World, user: User, rounds = 6) {
 	world.faultOf = () => 'none';
-	world.verdictOf = () => 'pay';
+	world.decisionOf = () => 'pay';
 	if (!world.live('p1')) world.start('p1');
 	let waits = 0;
 	for (let round = 0; round < rounds; round++) {
@@ -147,7 +147,7 @@ export const reports: Record<string, Report> = {
 				async (world, user, rows) => {
 					// A batch [refused row, paid row]; the refusal clears once the account is fixed.
 					let refusals = 1;
-					world.verdictOf = ({ body }) =>
+					world.decisionOf = ({ body }) =>
 						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
 					world.execute('p1', rows);
 					await world.settle();
@@ -270,7 +270,7 @@ export const reports: Record<string, Report> = {
 						'e6:k4': 'error5xxAfter',
 					};
 					world.faultOf = ({ transferId, execution }) => lost[`${execution}:${transferId}`];
-					world.verdictOf = ({ transferId, execution }) =>
+					world.decisionOf = ({ transferId, execution }) =>
 						execution === 'e5' && transferId === 'k1' ? 'pending' : undefined;
 					const at = (ms: number, work: () => void) =>
 						world.clock.after(ms + world.random.int(0, 20), work, 'world');
@@ -311,7 +311,7 @@ export const reports: Record<string, Report> = {
 					// The first row refused in each try, the second time for a reason that stops the batch;
 					// the second row's request in the first try arrives after the node gave up on it.
 					let tries = 0;
-					world.verdictOf = ({ transferId }) =>
+					world.decisionOf = ({ transferId }) =>
 						transferId === 'k1' ? (tries++ === 0 ? 'refuse' : 'refuseAccount') : undefined;
 					world.faultOf = ({ transferId, execution }) =>
 						transferId === 'k2' && execution === 'e1' ? 'slow' : undefined;
@@ -335,7 +335,7 @@ export const reports: Record<string, Report> = {
 				async (world, _user, rows) => {
 					// [a row refused once (its account not yet set up), a paid row]: the batch ends with an error.
 					let refusals = 1;
-					world.verdictOf = ({ body }) =>
+					world.decisionOf = ({ body }) =>
 						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
 					const failed = world.execute('p1', rows.slice(0, 2))!;
 					await world.settle();
@@ -372,7 +372,7 @@ export const reports: Record<string, Report> = {
 				workflow('internalTransfer', 'payEveryRun', {}, { onError: 'stopWorkflow' }),
 				async (world, user, rows) => {
 					let refusals = 1;
-					world.verdictOf = ({ body }) =>
+					world.decisionOf = ({ body }) =>
 						body.rechargeAccount === rows[0].to && refusals-- > 0 ? 'refuse' : undefined;
 					world.execute('p1', rows);
 					await world.settle();
@@ -483,7 +483,7 @@ export const reports: Record<string, Report> = {
 					random.chance(0.02)
 						? random.pick(['lostAfter', 'lostBefore', 'error5xxAfter', 'error5xxBefore'] as Fault[])
 						: 'none',
-				verdict: (random) => (random.chance(0.01) ? 'refuse' : 'pay') as Verdict,
+				decision: (random) => (random.chance(0.01) ? 'refuse' : 'pay') as ServiceDecision,
 			};
 			return await scripted(
 				seed,

@@ -1,7 +1,7 @@
 /**
- * The record writes a state again (record/store.ts `rewriteLater`) only where another process writes its
+ * The record writes a state again (processedData/store.ts `rewriteLater`) only where another process writes its
  * row: in one n8n process each paid row's "no clear answer" is forgotten once; with a second
- * process writing the same row, the journal sees it and forgets again. Each forget of n8n's store
+ * process writing the same row, the store sees it and forgets again. Each forget of n8n's store
  * scans the whole row, so one process writing states again is what slowed large batches.
  */
 import { scripted, workflow } from './reports';

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 
 import { check } from './invariants';
 import type { Violation } from './invariants';
-import type { Operation, Verdict } from './service';
+import type { Operation, ServiceDecision } from './service';
 import { setupArbitrary } from './settings';
 import type { NodeSetup } from './settings';
 import { User } from './user';
@@ -254,7 +254,7 @@ export async function runSchedule(
 		storeStep: (r) => (r.chance(0.05) ? r.int(10, 40) : r.int(1, 6)),
 		network: (r) => r.int(2, 40),
 		fault: (r) => (faultsOn && r.chance(schedule.faultRate) ? weighted(r, FAULTS) : 'none'),
-		verdict: (r) =>
+		decision: (r) =>
 			(faultsOn && r.chance(schedule.refuseRate)
 				? r.chance(0.2)
 					? 'refuseAccount'
@@ -263,7 +263,7 @@ export async function runSchedule(
 					? r.chance(0.3)
 						? 'noBankResponse'
 						: 'pending'
-					: 'pay') as Verdict,
+					: 'pay') as ServiceDecision,
 		bank: (r) => ({ afterMs: r.int(50, 4000), pays: r.chance(0.8) }),
 	};
 	const world = new World(schedule.seed, timing, schedule.workflow);

@@ -22,7 +22,7 @@
 export type Operation = 'cardTransfer' | 'standardTransfer' | 'internalTransfer';
 
 /** What the service does with a transfer request it takes, drawn per request by the world. */
-export type Verdict = 'pay' | 'pending' | 'noBankResponse' | 'refuse' | 'refuseAccount';
+export type ServiceDecision = 'pay' | 'pending' | 'noBankResponse' | 'refuse' | 'refuseAccount';
 
 export interface Booking {
 	transferId: string;
@@ -98,7 +98,7 @@ export class PayoutsServiceModel {
 	transfer(
 		operation: Operation,
 		body: Record<string, unknown>,
-		verdict: Verdict,
+		decision: ServiceDecision,
 		at: number,
 		attempt: number,
 		random: () => number,
@@ -109,15 +109,15 @@ export class PayoutsServiceModel {
 		);
 		if (held && (operation !== 'internalTransfer' || this.internalRefusesRepeats))
 			return error(400, 'Transfer Id already exists');
-		if (verdict === 'refuse' || verdict === 'refuseAccount') {
-			const rows = (verdict === 'refuse' ? REFUSALS : ACCOUNT_REFUSALS)[operation];
+		if (decision === 'refuse' || decision === 'refuseAccount') {
+			const rows = (decision === 'refuse' ? REFUSALS : ACCOUNT_REFUSALS)[operation];
 			const [code, message] = rows[Math.floor(random() * rows.length)];
 			return error(code, message);
 		}
 		// The service books the amount it can pay: two decimals (the sandbox rounds 1.005 to 1.01).
 		const amount = Math.round(Number(body.amount) * 100) / 100;
 		const pendingAllowed = operation !== 'internalTransfer';
-		const status = verdict === 'pay' || !pendingAllowed ? 'SUCCESS' : 'PENDING';
+		const status = decision === 'pay' || !pendingAllowed ? 'SUCCESS' : 'PENDING';
 		const booking: Booking = {
 			transferId,
 			operation,
@@ -139,7 +139,7 @@ export class PayoutsServiceModel {
 					data: { transferId },
 				},
 			};
-		if (verdict === 'noBankResponse' && operation === 'standardTransfer')
+		if (decision === 'noBankResponse' && operation === 'standardTransfer')
 			return {
 				httpStatus: 201,
 				body: {

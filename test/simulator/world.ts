@@ -2,7 +2,7 @@
 /**
  * The simulated world: n8n processes (regular mode is one, queue mode several) that each load the
  * package's code afresh (its module state is the process's memory: a crash loses it) and run
- * workflows through n8n's own engine (n8n.ts), one n8n database (store.ts, n8n's processed-data
+ * workflows through n8n's own engine (n8n.ts), one n8n database (harness/processedDataModel.ts, n8n's processed-data
  * store), the payouts service (service.ts), a network between them, and virtual time (clock.ts)
  * that orders every database step, request, answer and timer by a seed.
  *
@@ -33,7 +33,7 @@ import type {
 import { VirtualClock } from './clock';
 import { nodeTypesOf, outputsOf, runAs, runInN8n, serve, WireError } from './n8n';
 import type { EngineRun, WireAnswer, WireRequest } from './n8n';
-import type { Operation, Verdict } from './service';
+import type { Operation, ServiceDecision } from './service';
 import { PayoutsServiceModel } from './service';
 import type { NodeSetup } from './settings';
 import { retryInN8n } from '../../harness/n8nRetry';
@@ -111,7 +111,7 @@ export interface Timing {
 	network: (random: Random) => number;
 	fault: (random: Random) => Fault;
 	/** What the service does with a transfer request it takes. */
-	verdict: (random: Random, operation: Operation) => Verdict;
+	decision: (random: Random, operation: Operation) => ServiceDecision;
 	/** How long a PENDING booking takes to settle at the bank, and whether it pays. */
 	bank: (random: Random) => { afterMs: number; pays: boolean };
 }
@@ -233,8 +233,10 @@ export class World {
 	traceStore = false;
 	/** A script's own fault for a request (else the schedule's random one). */
 	faultOf?: (attempt: Pick<Attempt, 'transferId' | 'body' | 'execution'>) => Fault | undefined;
-	/** A script's own verdict for a transfer request (else the schedule's). */
-	verdictOf?: (attempt: Pick<Attempt, 'transferId' | 'body' | 'execution'>) => Verdict | undefined;
+	/** A script's own decision for a transfer request (else the schedule's). */
+	decisionOf?: (
+		attempt: Pick<Attempt, 'transferId' | 'body' | 'execution'>,
+	) => ServiceDecision | undefined;
 	private executionCount = 0;
 	private restored?: () => void;
 
@@ -706,7 +708,7 @@ export class World {
 		const transferId = String(body.transferId ?? '');
 		const scripted = { transferId, body, execution };
 		const fault = this.faultOf?.(scripted) ?? this.timing.fault(this.random);
-		const verdict = this.verdictOf?.(scripted) ?? this.timing.verdict(this.random, operation);
+		const decision = this.decisionOf?.(scripted) ?? this.timing.decision(this.random, operation);
 		const attempt: Attempt = {
 			id: this.attempts.length + 1,
 			transferId,
@@ -722,7 +724,7 @@ export class World {
 		};
 		this.attempts.push(attempt);
 		this.log(
-			`${execution} sends ${transferId} ${String(body.amount)} to ${String(body.rechargeAccount ?? body.beneId ?? body.token)} (${fault}${verdict === 'pay' ? '' : `, ${verdict}`})`,
+			`${execution} sends ${transferId} ${String(body.amount)} to ${String(body.rechargeAccount ?? body.beneId ?? body.token)} (${fault}${decision === 'pay' ? '' : `, ${decision}`})`,
 		);
 		return await new Promise<WireAnswer>((resolve, reject) => {
 			let ended = false;
@@ -756,7 +758,7 @@ export class World {
 					const answer = this.service.transfer(
 						operation,
 						body,
-						verdict,
+						decision,
 						this.clock.now,
 						attempt.id,
 						() => this.random.next(),
