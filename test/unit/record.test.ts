@@ -226,6 +226,71 @@ describe('the record: a claim of each kind of row, and what each conclusion keep
 		expect({ claim: holds(keys.claim), unconfirmed: holds(keys.unconfirmed) }).toEqual(kept);
 	});
 
+	/** Another n8n process's stale whole-row write (queue mode): it puts back a row without these entries. */
+	const staleWriteTakes = async (entries: string[]) => {
+		const row = { workflow: { id: workflowId(), active: false } };
+		await store.removeProcessed(entries, 'workflow', row, { mode: 'entries', maxEntries: 60_000 });
+		await store.checkProcessedAndRecord(['another-process'], 'workflow', row, {
+			mode: 'entries',
+			maxEntries: 60_000,
+		});
+	};
+
+	/** Moves time on, letting the model's database steps (turns of the real event loop) run between. */
+	const settlingWindows = async (ms: number) => {
+		for (let passed = 0; passed < ms; passed += 50) {
+			await later(50);
+			for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+		}
+	};
+
+	test("the node guards: a claim another process's stale write took is written again a settling window later", async () => {
+		const record = recordFor('node');
+		await claimOf(record, 'T12');
+		record.sending(0);
+		const keys = keysOf('T12');
+		await staleWriteTakes([keys.id, keys.claim, keys.unconfirmed]);
+		expect(holds(keys.claim)).toBe(false);
+		await settlingWindows(2_000);
+		expect([holds(keys.id), holds(keys.claim), holds(keys.unconfirmed)]).toEqual([
+			true,
+			true,
+			true,
+		]);
+		record.conclude(0, 'inDoubt');
+		await record.close(() => undefined);
+	});
+
+	test('a request this process sent without a clear answer stays in doubt here, even where the store lost it (Retry On Fail, a re-run): asking writes it back', async () => {
+		const first = recordFor('node');
+		await claimOf(first, 'T13');
+		first.sending(0);
+		first.conclude(0, 'inDoubt');
+		await first.close(() => undefined);
+		const keys = keysOf('T13');
+		await staleWriteTakes([keys.id, keys.claim, keys.unconfirmed]);
+		const again = recordFor('node');
+		expect(await claimOf(again, 'T13')).toEqual<Claim>({ kind: 'inDoubt' });
+		await again.close(() => undefined);
+		expect([holds(keys.id), holds(keys.claim), holds(keys.unconfirmed)]).toEqual([
+			true,
+			true,
+			true,
+		]);
+		// A clear answer ends it: released, this process no longer holds it in doubt.
+		const service = recordFor('service');
+		await staleWriteTakes([keys.claim, keys.unconfirmed]);
+		expect(await claimOf(service, 'T13')).toEqual<Claim>({ kind: 'claimed', earlier: 'inDoubt' });
+		service.sending(0);
+		service.conclude(0, 'released');
+		await service.close(() => undefined);
+		await staleWriteTakes([keys.id, keys.claim, keys.unconfirmed]);
+		const after = recordFor('node');
+		expect((await claimOf(after, 'T13')).kind).toBe('claimed');
+		after.conclude(0, 'notSent');
+		await after.close(() => undefined);
+	});
+
 	test('the run ends: rows claimed and never sent are given back; a row whose request went out keeps its claim', async () => {
 		const record = recordFor('node');
 		await claimOf(record, 'T10', 0);

@@ -1,7 +1,14 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { confirmedAnswer, rememberAnswer, takeTurn } from './inProcess';
+import {
+	confirmedAnswer,
+	forgetSent,
+	rememberAnswer,
+	rememberSent,
+	sentWithoutAnswer,
+	takeTurn,
+} from './inProcess';
 import type { ConfirmedAnswer } from './inProcess';
 import { keys } from './keys';
 import {
@@ -92,7 +99,7 @@ function onConclusion(row: ClaimedRow, conclusion: Conclusion, guard: RepeatGuar
  * now, and again later where other workers write (`forgetLater`).
  */
 function readClaim(
-	{ held, size }: Asked,
+	{ held: found, size }: Asked,
 	{
 		id,
 		claim,
@@ -100,8 +107,11 @@ function readClaim(
 		asked,
 	}: { id: string; claim: string; unconfirmed: string; asked: string[] },
 	guard: RepeatGuard,
-	dashboard?: DashboardStatus,
+	{ dashboard, sentHere }: { dashboard?: DashboardStatus; sentHere: boolean },
 ): { claim: Claim; forget: string[]; forgetLater: string[] } {
+	// This process sent these values without a clear answer: in doubt, even where another process's
+	// stale write took that out of the store (asking has just written it back).
+	const held = sentHere ? new Set([...found, ...asked]) : found;
 	const read = (found: Claim, forget: string[] = [], forgetLater = forget) => ({
 		claim: found,
 		forget,
@@ -191,6 +201,9 @@ export class TransferRecord {
 				const wrote = found.earlier === 'inDoubt' ? [] : asked;
 				const row = { key, wrote, claim, confirmedKeys, unconfirmed, release, sent: false };
 				this.claimedRows.set(index, row);
+				// Where the node guards, a claim another process's stale write took would let a re-run
+				// elsewhere pay again: written again a settling window later where others write the row.
+				if (this.guard === 'node' && wrote.length > 0) this.store.rewriteLater('record', wrote);
 			}
 			return found;
 		};
@@ -203,7 +216,8 @@ export class TransferRecord {
 			let read!: ReturnType<typeof readClaim>;
 			// What asking wrote that is not true is forgotten in the same step as the answer: before any other claim's call.
 			const { undone } = await this.store.record(asked, (found) => {
-				read = readClaim(found, entries, this.guard, dashboard);
+				const sentHere = sentWithoutAnswer(key);
+				read = readClaim(found, entries, this.guard, { dashboard, sentHere });
 				return read.forget;
 			});
 			if (undone)
@@ -242,7 +256,9 @@ export class TransferRecord {
 	/** The request is going out now: from here its claim stays until its answer. */
 	sending(index: number) {
 		const row = this.claimedRows.get(index);
-		if (row) row.sent = true;
+		if (!row) return;
+		row.sent = true;
+		rememberSent(row.key);
 	}
 
 	/** What became of a claimed row: the record keeps it so, and the row's turn passes on. */
@@ -251,6 +267,7 @@ export class TransferRecord {
 		if (!row || (conclusion === 'notSent' && row.sent)) return;
 		this.claimedRows.delete(index);
 		if (typeof conclusion === 'object') rememberAnswer(row.key, conclusion.confirmed);
+		else if (conclusion !== 'inDoubt') forgetSent(row.key);
 		const kept = onConclusion(row, conclusion, this.guard);
 		const write = async () => {
 			await this.store.forget(kept.forget);
