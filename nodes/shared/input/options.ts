@@ -38,7 +38,7 @@ export interface RunOptions {
 	payEveryRun: boolean;
 	/** Internal transfers: the user says the service refuses a repeated Transfer ID, as for card and standard. */
 	serviceRefusesRepeats: boolean;
-	/** Internal transfers: an earlier step holds each row's claim (e.g. a Postgres insert one execution wins): no record of its own. */
+	/** Internal transfers: an earlier step holds each row's claim (e.g. a Postgres insert one execution wins), in front of the node's record. */
 	claimHeldEarlier: boolean;
 	/** Standard transfers: check items against open bank incidents first (off when undefined). */
 	incidentGuard?: GuardSettings;
