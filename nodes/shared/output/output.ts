@@ -235,7 +235,7 @@ export function toNodeError(node: Node, itemIndex: number, failure: Failure, not
 	});
 }
 
-export function errorItem(failure: Failure, params: Params | undefined): IDataObject {
+function errorItem(failure: Failure, params: Params | undefined): IDataObject {
 	const item: IDataObject = {
 		error: failure.message,
 		status: failure.status,
