@@ -11,7 +11,7 @@ import type { EarlierReport, Params, PayoutOperation, Planned, TransferOrigin } 
  */
 
 /** Why a row is not sent: the rule it breaks, and what to do. */
-export interface Refusal {
+interface Refusal {
 	rule: string;
 	hint: string;
 }
