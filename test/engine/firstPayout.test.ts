@@ -13,7 +13,7 @@ import { CredentialTestContext } from 'n8n-core';
 import { testPayoutsCredential } from '../../nodes/shared/run/credentialTest';
 import { runNode, stopEngineTimers } from '../../harness/engine';
 import { seed, useSandbox } from '../../harness/sandbox';
-import { standardTransfer } from './nodes';
+import { standardTransfer } from './setup';
 
 afterAll(stopEngineTimers);
 

@@ -11,21 +11,20 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ROOM, ROOM_FOR_NEW } from '../../nodes/shared/record/journal';
-import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
+import { restartN8n, runNode, workflowIdOfTest } from '../../harness/engine';
 import {
 	heldByRecord,
 	recordSize,
 	storeAtRest,
 	writeIntoRecord,
 } from '../../harness/processedData';
-import { seed, useSandbox } from '../../harness/sandbox';
+import { seed } from '../../harness/sandbox';
 import { expectEachPaidOnce, statuses, transferRequests } from './ledger';
+import { useSandboxBookingRepeats } from './setup';
 
 jest.setTimeout(120_000);
-afterAll(stopEngineTimers);
 
-const service = useSandbox();
-beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
+const service = useSandboxBookingRepeats();
 
 /** From here on every row a run writes says how full the record is. */
 const NEARLY_FULL = ROOM_FOR_NEW - 2_000;

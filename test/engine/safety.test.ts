@@ -5,7 +5,7 @@
  */
 import { runNode, stopEngineTimers } from '../../harness/engine';
 import { seed, useSandbox } from '../../harness/sandbox';
-import { standardTransfer } from './nodes';
+import { standardTransfer } from './setup';
 
 afterAll(stopEngineTimers);
 
