@@ -20,7 +20,7 @@ import type { PayoutsCredentials, SendTarget } from '../shared/transport/target'
  * succeeded: a failed poll is simply tried again at the next interval.
  */
 
-export type IncidentEvent = 'new' | 'resolved';
+type IncidentEvent = 'new' | 'resolved';
 
 interface SeenState {
 	/** When the last successful poll ran (ISO). */
@@ -92,10 +92,7 @@ const byTime = (field: string) => (a: IDataObject, b: IDataObject) =>
  * A sample for "Fetch Test Event": for New Incident the latest incident still open (or, when none
  * is, the latest one), for Resolved Incident the latest resolution; with both, the later of the two.
  */
-export function testEvent(
-	incidents: IDataObject[],
-	events: IncidentEvent[],
-): IDataObject | undefined {
+function testEvent(incidents: IDataObject[], events: IncidentEvent[]): IDataObject | undefined {
 	const latest = (list: IDataObject[], field: string) => [...list].sort(byTime(field)).pop();
 	const samples: Array<{ at: string; item: IDataObject }> = [];
 	if (events.includes('new')) {

@@ -13,6 +13,7 @@ import { CredentialTestContext } from 'n8n-core';
 import { testPayoutsCredential } from '../../nodes/shared/run/credentialTest';
 import { runNode, stopEngineTimers } from '../../harness/engine';
 import { seed, useSandbox } from '../../harness/sandbox';
+import { standardTransfer } from './setup';
 
 afterAll(stopEngineTimers);
 
@@ -134,19 +135,6 @@ describe('a Base URL that answers as something else than the service: nothing se
 			close: () => new Promise((resolve) => server.close(resolve)),
 		};
 	}
-	const standard = (extra = {}) => ({
-		type: 'payoutsTransfer',
-		parameters: {
-			operation: 'standardTransfer',
-			beneId: '={{ $json.beneId }}',
-			amount: '={{ $json.amount }}',
-			transferId: '={{ $json.transferId }}',
-			transferMode: 'banktransfer',
-			additionalFields: {},
-			options: {},
-		},
-		...extra,
-	});
 	const internal = (extra = {}) => ({
 		type: 'payoutsTransfer',
 		parameters: {
@@ -192,7 +180,7 @@ describe('a Base URL that answers as something else than the service: nothing se
 		const web = await webServer();
 		try {
 			const { items } = await runNode(
-				standard({ continueOnFail: true }),
+				standardTransfer({}, { continueOnFail: true }),
 				rows,
 				service.credentials({ baseUrl: web.url }),
 			);

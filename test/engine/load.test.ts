@@ -5,6 +5,7 @@
  */
 import { runNode, stopEngineTimers } from '../../harness/engine';
 import { seed, useSandbox } from '../../harness/sandbox';
+import { standardTransfer } from './setup';
 
 afterAll(stopEngineTimers);
 jest.setTimeout(120_000);
@@ -24,20 +25,11 @@ test('2,000 standard transfers at concurrency 8, with bad rows, refusals and dro
 			{ fault: 'html-500', match: { transferId: 'load_501' } },
 		],
 	});
-	const node = {
-		type: 'payoutsTransfer',
-		continueOnFail: true,
-		parameters: {
-			operation: 'standardTransfer',
-			beneId: '={{ $json.beneId }}',
-			amount: '={{ $json.amount }}',
-			transferId: '={{ $json.transferId }}',
-			transferMode: 'banktransfer',
-			additionalFields: {},
-			options: { concurrency: 8 },
-		},
-	};
-	const { items, error } = await runNode(node, rows, service.credentials());
+	const { items, error } = await runNode(
+		standardTransfer({ concurrency: 8 }, { continueOnFail: true }),
+		rows,
+		service.credentials(),
+	);
 	expect(error).toBeUndefined();
 
 	expect(items).toHaveLength(count);

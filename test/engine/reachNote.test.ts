@@ -1,31 +1,30 @@
 /**
- * The record's room, in n8n's engine: n8n drops a processed-data row's oldest marks past its
- * limit, and a dropped mark is a forgotten payment, so the record never lets that happen. From
- * NEARLY_FULL marks every row a run writes says how full the workflow's record is (`recordNote`);
+ * The record's room, in n8n's engine: n8n drops a processed-data row's oldest entries past its
+ * limit, and a dropped entry is a forgotten payment, so the record never lets that happen. From
+ * NEARLY_FULL entries every row a run writes says how full the workflow's record is (`recordNote`);
  * past NEW_KEY_LIMIT it takes on no transfer it does not hold: an internal top-up (the record is its
  * only guard) is refused and nothing is sent; a card or standard transfer (the service refuses a
  * repeat) is sent without a record and says so. The transfers it holds read what it holds, and
- * nothing it held is dropped. The workflow's row is filled through n8n's own store calls with marks
+ * nothing it held is dropped. The workflow's row is filled through n8n's own store calls with entries
  * n8n counts (harness/processedData.ts), as earlier runs leave them.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { ENTRY_LIMIT, NEW_KEY_LIMIT } from '../../nodes/shared/record';
-import { restartN8n, runNode, stopEngineTimers, workflowIdOfTest } from '../../harness/engine';
+import { restartN8n, runNode, workflowIdOfTest } from '../../harness/engine';
 import {
 	heldByRecord,
 	recordSize,
 	storeAtRest,
 	writeIntoRecord,
 } from '../../harness/processedData';
-import { seed, useSandbox } from '../../harness/sandbox';
+import { seed } from '../../harness/sandbox';
 import { expectEachPaidOnce, statuses, transferRequests } from './ledger';
+import { useSandboxBookingRepeats } from './setup';
 
 jest.setTimeout(120_000);
-afterAll(stopEngineTimers);
 
-const service = useSandbox();
-beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
+const service = useSandboxBookingRepeats();
 
 /** From here on every row a run writes says how full the record is. */
 const NEARLY_FULL = NEW_KEY_LIMIT - 2_000;
@@ -95,7 +94,7 @@ test.each([
 		'sends new transfers without recording them \\(a repeat then reads ALREADY_EXISTS\\)',
 	],
 ] as const)(
-	`%s: below ${thousands(NEARLY_FULL)} marks nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(NEW_KEY_LIMIT)}`,
+	`%s: below ${thousands(NEARLY_FULL)} entries nothing is said; a row claimed from there on says how full the record is and what happens from ${thousands(NEW_KEY_LIMIT)}`,
 	async (kind, what) => {
 		await fillRecordTo(NEARLY_FULL - 20);
 		const { items, error } = await runNode(
@@ -107,7 +106,7 @@ test.each([
 		expect(items.every((item) => item.json.status === 'SUCCESS')).toBe(true);
 		const notes = items.map((item) => item.json.recordNote as string | undefined);
 		// Each row says what the record's size was when it was claimed: after the first note, forgets
-		// that land between claims can take a row back under the mark, and such a row says nothing.
+		// that land between claims can take a row back under that size, and such a row says nothing.
 		expect(notes[0]).toBeUndefined();
 		expect(notes.at(-1)).toBeDefined();
 		for (const note of notes.filter((entry) => entry !== undefined)) {
@@ -120,7 +119,7 @@ test.each([
 	},
 );
 
-test(`past ${thousands(NEW_KEY_LIMIT)} marks: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
+test(`past ${thousands(NEW_KEY_LIMIT)} entries: new top-ups are refused and nothing is sent for them, new card and standard transfers are sent without a record and say so, and every transfer the record held still reads what it held`, async () => {
 	// What earlier runs left: paid top-ups, a top-up in doubt, paid standard and card transfers.
 	const paidTopUps = rows(3, 'kept_topup');
 	const [inDoubt] = rows(1, 'kept_doubt').map((row) => ({ ...row, amount: 50 }));
@@ -196,7 +195,7 @@ test(`past ${thousands(NEW_KEY_LIMIT)} marks: new top-ups are refused and nothin
 	);
 	expect(repeat.items[0].json).toMatchObject({ status: 'ALREADY_EXISTS', nextStep: 'lookUp' });
 
-	// Nothing the record held was dropped: every mark earlier runs left is still there, and the row never passed its room.
+	// Nothing the record held was dropped: every entry earlier runs left is still there, and the row never passed its room.
 	await storeAtRest();
 	expect(await recordSize(workflowIdOfTest())).toBeLessThanOrEqual(ENTRY_LIMIT);
 	expect(await heldByRecord(workflowIdOfTest(), earlier)).toHaveLength(earlier.length);

@@ -5,24 +5,12 @@
  */
 import { runNode, stopEngineTimers } from '../../harness/engine';
 import { seed, useSandbox } from '../../harness/sandbox';
+import { standardTransfer } from './setup';
 
 afterAll(stopEngineTimers);
 
 const service = useSandbox();
 
-const standard = (options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-	type: 'payoutsTransfer',
-	parameters: {
-		operation: 'standardTransfer',
-		beneId: '={{ $json.beneId }}',
-		amount: '={{ $json.amount }}',
-		transferId: '={{ $json.transferId }}',
-		transferMode: 'banktransfer',
-		additionalFields: {},
-		options,
-	},
-	...extra,
-});
 const row = (transferId: string, amount = 100) => ({
 	beneId: seed.beneficiaries.verified,
 	amount,
@@ -37,7 +25,11 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 		'%s',
 		async (fault) => {
 			service.sandbox.configure({ faults: [{ fault, times: 1 }] });
-			const { error } = await runNode(standard(), [row('unknown_1')], service.credentials());
+			const { error } = await runNode(
+				standardTransfer(),
+				[row('unknown_1')],
+				service.credentials(),
+			);
 			expect(error?.name).toBe('NodeApiError');
 			expect(error?.message).toMatch(/^The outcome of the transfer is unknown: .* \[item 0\]$/);
 			expect(error?.description).toContain('unknown_1');
@@ -52,7 +44,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 	test('a timeout is unknown too', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'stall', times: 1 }] });
 		const { error } = await runNode(
-			standard({ timeout: 1000 }),
+			standardTransfer({ timeout: 1000 }),
 			[row('timeout_1')],
 			service.credentials(),
 		);
@@ -66,7 +58,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 			faults: [{ fault: 'drop-after', match: { transferId: 'cof_unknown_2' } }],
 		});
 		const { items } = await runNode(
-			standard({}, { continueOnFail: true }),
+			standardTransfer({}, { continueOnFail: true }),
 			[row('cof_unknown_1'), row('cof_unknown_2'), row('cof_unknown_3')],
 			service.credentials(),
 		);
@@ -81,7 +73,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 
 	test('"no response from bank" (201 ERROR) is unknown, with the service\'s message', async () => {
 		const { items } = await runNode(
-			standard({}, { continueOnFail: true }),
+			standardTransfer({}, { continueOnFail: true }),
 			[{ ...row('bank_silent_1'), beneId: seed.beneficiaries.noBankResponse }],
 			service.credentials(),
 		);
@@ -94,7 +86,7 @@ describe('a transfer without a clear answer is an unknown outcome, never a guess
 
 	test('PENDING answers are outcomes, not unknowns', async () => {
 		const { items, error } = await runNode(
-			standard(),
+			standardTransfer(),
 			[{ ...row('pending_1'), beneId: seed.beneficiaries.pendingAtBank }],
 			service.credentials(),
 		);
@@ -107,7 +99,7 @@ describe('retries of unknown outcomes reuse the transferId', () => {
 	test('the request reached the service: the retry is refused as a repeat, and the row stays in doubt (the service holds it; its money is in the dashboard)', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-after', times: 1 }] });
 		const { items } = await runNode(
-			standard({ retries: 2 }, { continueOnFail: true }),
+			standardTransfer({ retries: 2 }, { continueOnFail: true }),
 			[row('retry_after_1')],
 			service.credentials(),
 		);
@@ -124,7 +116,7 @@ describe('retries of unknown outcomes reuse the transferId', () => {
 	test('the request never got through: the retry pays, once', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'drop-before', times: 1 }] });
 		const { items } = await runNode(
-			standard({ retries: 2 }),
+			standardTransfer({ retries: 2 }),
 			[row('retry_before_1')],
 			service.credentials(),
 		);
@@ -135,13 +127,13 @@ describe('retries of unknown outcomes reuse the transferId', () => {
 
 	test('without the option a transfer is sent exactly once', async () => {
 		service.sandbox.configure({ faults: [{ fault: 'html-500', times: 1 }] });
-		await runNode(standard(), [row('once_1')], service.credentials());
+		await runNode(standardTransfer(), [row('once_1')], service.credentials());
 		expect(sentIds()).toEqual(['once_1']);
 	});
 
 	test('a refused transfer (4xx) is never retried', async () => {
 		const { error } = await runNode(
-			standard({ retries: 3 }),
+			standardTransfer({ retries: 3 }),
 			[{ ...row('refused_1'), beneId: seed.unknownBeneId }],
 			service.credentials(),
 		);
@@ -194,7 +186,7 @@ describe('the bearer token never travels in clear', () => {
 		'%s is refused before anything is sent',
 		async (baseUrl) => {
 			const { error } = await runNode(
-				standard(),
+				standardTransfer(),
 				[row('clear_1')],
 				service.credentials({ baseUrl }),
 			);
@@ -207,7 +199,7 @@ describe('the bearer token never travels in clear', () => {
 	test('plain http to localhost is fine (the sandbox)', async () => {
 		const port = new URL(service.sandbox.baseUrl).port;
 		const { error } = await runNode(
-			standard(),
+			standardTransfer(),
 			[row('local_1')],
 			service.credentials({ baseUrl: `http://localhost:${port}` }),
 		);
@@ -240,7 +232,7 @@ test('a dry run of every transfer operation validates, describes and sends nothi
 			options: dry,
 		},
 	};
-	for (const node of [standard(dry), card, internal]) {
+	for (const node of [standardTransfer(dry), card, internal]) {
 		const { items, error } = await runNode(node, [row('dry_std')], service.credentials());
 		expect(error).toBeUndefined();
 		expect(items[0].json).toMatchObject({
@@ -249,7 +241,11 @@ test('a dry run of every transfer operation validates, describes and sends nothi
 			url: expect.stringContaining(service.sandbox.baseUrl),
 		});
 	}
-	const { error } = await runNode(standard(dry), [row('dry_bad', 0.5)], service.credentials());
+	const { error } = await runNode(
+		standardTransfer(dry),
+		[row('dry_bad', 0.5)],
+		service.credentials(),
+	);
 	expect(error?.message).toContain("'Amount' must be at least 1.00");
 	expect(service.sandbox.requests()).toEqual([]);
 });

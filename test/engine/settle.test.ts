@@ -15,9 +15,9 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { restartN8n, runNode, stopEngineTimers } from '../../harness/engine';
+import { restartN8n, runNode } from '../../harness/engine';
 import { storeAtRest } from '../../harness/processedData';
-import { seed, useSandbox } from '../../harness/sandbox';
+import { seed } from '../../harness/sandbox';
 import {
 	booked,
 	dashboardExport,
@@ -26,12 +26,11 @@ import {
 	statuses,
 	transferRequests,
 } from './ledger';
+import { useSandboxBookingRepeats } from './setup';
 
 jest.setTimeout(120_000);
-afterAll(stopEngineTimers);
 
-const service = useSandbox();
-beforeEach(() => service.sandbox.configure({ internalDuplicates: 'book' }));
+const service = useSandboxBookingRepeats();
 
 const settling = { dashboardStatus: '={{ $json.dashboardStatus }}' };
 /** Internal top-ups keyed by the row's `key`: the node's own record is their only guard. */

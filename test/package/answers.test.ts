@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { DateTime } from 'luxon';
+import type { INode } from 'n8n-workflow';
 
 import { DASHBOARD_WORDS } from '../../nodes/shared/input/dashboardStatus';
 import { invalid } from '../../nodes/shared/input/items';
@@ -24,7 +25,7 @@ import type { ErrorRow } from '../../nodes/shared/outcomes/errors';
 import { interpret } from '../../nodes/shared/outcomes/interpret';
 import { rowOutcome } from '../../nodes/shared/outcomes/messages';
 import type { RunResult, MessageContext } from '../../nodes/shared/outcomes/messages';
-import { errorItem } from '../../nodes/shared/output/output';
+import { outputItems } from '../../nodes/shared/output/output';
 import { readAnswer } from '../../nodes/shared/transport/answer';
 import type { Failure, OperationName, Outcome, Planned } from '../../nodes/shared/types';
 import { OPERATIONS, plan } from '../unit/rows';
@@ -169,9 +170,18 @@ const entryOf = (file: string): Planned =>
 		amount: '250.00',
 		transferId: CHECKED[file].transferId,
 	});
-/** The item the node gives for an outcome under On Error: Continue (what the templates' payouts step runs with). */
-const itemOf = (outcome: Outcome, entry: Planned): Json =>
-	'items' in outcome ? outcome.items[0] : errorItem(outcome.failure, entry.params);
+/** The item the template's payouts step gives for an outcome, under its own On Error setting (Continue). */
+const itemOf = (file: string, outcome: Outcome, entry: Planned): Json => {
+	const node = nodeOf(file, PAY_NODE[file]) as unknown as INode;
+	const [[item]] = outputItems(
+		node,
+		1,
+		new Map([[0, outcome]]),
+		new Map(),
+		new Map([[0, entry.params]]),
+	);
+	return item.json;
+};
 
 /** A service message of each error-table row (the sandbox's, which speaks as the service). */
 function sampleOf(row: ErrorRow): string {
@@ -218,11 +228,12 @@ function nodeCases(file: string): Case[] {
 	const operation = OPERATIONS[OPERATION[file]];
 	const speaker = speakerOf(file);
 	const entry = entryOf(file);
-	const said = (verdict: Parameters<typeof rowOutcome>[1]) =>
-		itemOf(rowOutcome(entry, verdict, speaker), entry);
+	const said = (result: Parameters<typeof rowOutcome>[1]) =>
+		itemOf(file, rowOutcome(entry, result, speaker), entry);
 	const cases: Case[] = [];
 	const judged = (httpStatus: number, text: string) =>
 		itemOf(
+			file,
 			rowOutcome(
 				entry,
 				interpret(operation, readAnswer(httpStatus, text), entry.params, redact),
@@ -351,9 +362,16 @@ function nodeCases(file: string): Case[] {
 	cases.push({
 		what: 'the node: an invalid value',
 		row: 'forGood',
-		outcome: errorItem(
-			invalid(0, `'Amount' must have at most 2 decimal places (given: "10.001")`, 'Give 2.'),
-			entry.params,
+		outcome: itemOf(
+			file,
+			{
+				failure: invalid(
+					0,
+					`'Amount' must have at most 2 decimal places (given: "10.001")`,
+					'Give 2.',
+				),
+			},
+			entry,
 		),
 	});
 	return cases.map((entry) => ({ ...entry, outcome: outcomeAfterPaying(file, entry.outcome) }));

@@ -1,14 +1,8 @@
-import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
-import { findErrorRow } from '../outcomes/errors';
-import { redactor } from '../redact';
+import { bankCodes } from './bankCodes';
 import type { GuardSettings } from '../input/incidentGuardOption';
-import { listIncidents, windowsFrom } from './listing';
-import type { Window } from './listing';
-import { endpoints } from '../transport/endpoints';
-import { send } from '../transport/send';
+import { openIncidentsByMode } from './openIncidents';
 import type { SendTarget } from '../transport/target';
 import type { Params } from '../types';
 
@@ -24,23 +18,18 @@ import type { Params } from '../types';
  * - open: `isResolved` is not true (the listing asks for UNRESOLVED; the flag is checked too);
  * - impacts and scheduled incidents: as the user chose.
  * A check that cannot be made (listing or lookup failed) is never read as "no incidents".
+ * The listing is openIncidents.ts, the banks bankCodes.ts, how both read from the service reads.ts.
  */
 
-/** Requests of the guard in flight at once (listing windows, beneficiary lookups). */
-const LANES = 4;
-/** A listing or lookup without a clear answer (or a 5xx/520) is tried again this often. */
-const READ_RETRIES = 2;
-const BACKOFF_MS = 250;
-
 /** What the guard needs of an item: where it goes and how. */
-export interface GuardedItem {
+interface GuardedItem {
 	index: number;
 	params: Params;
 	transferMode: string;
 	beneId: string;
 }
 
-export interface GuardResult {
+interface GuardResult {
 	/** Output items of held rows (not sent, not recorded as sent). */
 	held: Map<number, IDataObject>;
 	/** Items refused before anything is sent: the Fail action, or a check that could not be made. */
@@ -50,146 +39,6 @@ export interface GuardResult {
 }
 
 type Check = { incidents: IDataObject[]; bankCode?: string } | { unchecked: string };
-
-/** Runs `work` over `list`, at most LANES at a time, until one returns false; every lane has ended on return. */
-async function inLanes<T>(list: T[], work: (entry: T) => Promise<boolean>) {
-	let next = 0;
-	let stopped = false;
-	const lane = async () => {
-		while (!stopped && next < list.length) if (!(await work(list[next++]))) stopped = true;
-	};
-	await Promise.all(Array.from({ length: Math.min(LANES, list.length) }, lane));
-}
-
-/** A read's result: the value, or why there is none and whether asking again may help. */
-type Read<T> = { value: T } | { failed: string; final: boolean };
-
-/** A read tried again when no clear answer came or the service failed (5xx, 520); 4xx is final. */
-async function withRetries<T>(read: () => Promise<Read<T>>): Promise<Read<T>> {
-	for (let attempt = 0; ; attempt++) {
-		const result = await read();
-		if ('value' in result || result.final || attempt >= READ_RETRIES) return result;
-		await sleep(BACKOFF_MS * 2 ** attempt);
-	}
-}
-
-const isFinal = (subCode: string) => subCode !== '' && !subCode.startsWith('5');
-
-async function listWindow(
-	context: IExecuteFunctions,
-	target: SendTarget,
-	window: Window,
-): Promise<Read<IDataObject[]>> {
-	try {
-		return {
-			value: await listIncidents(context, target, window, {
-				status: 'UNRESOLVED',
-				whenUnclear: 'The service gave no clear answer to the incident listing.',
-			}),
-		};
-	} catch (error) {
-		const { message, description, httpCode } = error as {
-			message: string;
-			description?: string;
-			httpCode?: string | null;
-		};
-		return {
-			failed: `${message}${description ? ` (${description})` : ''}`,
-			final: isFinal(String(httpCode ?? '')),
-		};
-	}
-}
-
-/** Every unresolved incident created in the look-back, by upper-case mode, after the user's filters; or why they could not be listed. */
-async function openIncidentsByMode(
-	context: IExecuteFunctions,
-	target: SendTarget,
-	settings: GuardSettings,
-	timezone: string,
-): Promise<Read<Map<string, IDataObject[]>>> {
-	const now = DateTime.now().setZone(timezone);
-	// The service reads the times in a zone the document does not name: windowsFrom reaches 26
-	// hours past both ends (an incident created a moment ago is listed) and keeps the oldest
-	// window inside the 90 days, whatever that zone is.
-	const { windows } = windowsFrom(now.minus({ days: settings.lookBackDays }), now, now);
-	const byId = new Map<string, IDataObject>();
-	let failed: string | undefined;
-	await inLanes(windows, async (window) => {
-		const listed = await withRetries(() => listWindow(context, target, window));
-		if ('failed' in listed) failed ??= listed.failed;
-		else for (const incident of listed.value) byId.set(String(incident.id), incident);
-		return !('failed' in listed);
-	});
-	if (failed !== undefined) return { failed, final: true };
-	const byMode = new Map<string, IDataObject[]>();
-	for (const incident of byId.values()) {
-		if (incident.isResolved === true) continue;
-		if (!settings.countScheduled && incident.isScheduled === true) continue;
-		if (
-			settings.impacts.length > 0 &&
-			!settings.impacts.includes(String(incident.impact ?? '').toUpperCase())
-		)
-			continue;
-		const mode = String(incident.mode ?? '').toUpperCase();
-		byMode.set(mode, [...(byMode.get(mode) ?? []), incident]);
-	}
-	return { value: byMode };
-}
-
-async function lookUp(
-	context: IExecuteFunctions,
-	target: SendTarget,
-	beneId: string,
-): Promise<Read<IDataObject>> {
-	const answer = await send(context, target, endpoints.getBeneficiary(beneId));
-	if (answer.kind === 'envelope' && answer.envelope.status !== 'ERROR')
-		return { value: answer.envelope.data ?? {} };
-	const redact = redactor([target.credentials?.accessToken, target.credentials?.clientSecret]);
-	if (answer.kind === 'envelope') {
-		const { subCode, message } = answer.envelope;
-		return {
-			failed: `${redact(message)} (subCode ${subCode}). ${findErrorRow('getBeneficiary', subCode, message).hint}`,
-			final: isFinal(subCode),
-		};
-	}
-	return {
-		failed:
-			answer.kind === 'noAnswer'
-				? redact(answer.reason)
-				: `HTTP ${answer.httpStatus} without the service's envelope`,
-		final: false,
-	};
-}
-
-/** The bank code of each beneficiary (first four letters of its IFSC), or why it is unknown. */
-async function bankCodes(
-	context: IExecuteFunctions,
-	target: SendTarget,
-	beneIds: string[],
-): Promise<Map<string, { bankCode: string } | { unchecked: string }>> {
-	const codes = new Map<string, { bankCode: string } | { unchecked: string }>();
-	await inLanes(beneIds, async (beneId) => {
-		const found = await withRetries(() => lookUp(context, target, beneId));
-		if ('failed' in found) {
-			codes.set(beneId, {
-				unchecked: `beneficiary ${beneId} could not be looked up: ${found.failed}`,
-			});
-			return true;
-		}
-		const ifsc = String(found.value.ifsc ?? '');
-		const code = ifsc.slice(0, 4).toUpperCase();
-		codes.set(
-			beneId,
-			/^[A-Z]{4}$/.test(code)
-				? { bankCode: code }
-				: {
-						unchecked: `beneficiary ${beneId} has no IFSC whose first four characters are letters (given: ${JSON.stringify(ifsc)})`,
-					},
-		);
-		return true;
-	});
-	return codes;
-}
 
 async function checkAll(
 	context: IExecuteFunctions,

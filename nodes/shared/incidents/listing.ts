@@ -60,7 +60,7 @@ export function windowsFrom(
 	return { windows, skipped };
 }
 
-export interface ListQuery {
+interface ListQuery {
 	status: 'ALL' | 'RESOLVED' | 'UNRESOLVED';
 	entityCode?: string;
 	/** What the user should know when no clear answer came (e.g. that the next poll tries again). */

@@ -5,7 +5,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
  * added) and its settings as saved. What the guard does with them is incidents/guard.ts.
  */
 
-export type GuardAction = 'hold' | 'fail' | 'sendAnyway';
+type GuardAction = 'hold' | 'fail' | 'sendAnyway';
 
 export interface GuardSettings {
 	action: GuardAction;

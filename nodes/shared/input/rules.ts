@@ -15,7 +15,7 @@ import type { Clock } from '../types';
  */
 
 /** What a rule makes of a value: the value to send (undefined: not sent), or what is wrong. */
-export type Checked<T> = { value: T } | { issue: string };
+type Checked<T> = { value: T } | { issue: string };
 export type FieldRule<T> = (value: unknown) => Checked<T>;
 
 const ok = <T>(value: T): Checked<T> => ({ value });
@@ -203,7 +203,7 @@ type Rules = Record<string, FieldRule<unknown>>;
 type Values<R extends Rules> = { [K in keyof R]: R[K] extends FieldRule<infer T> ? T : never };
 
 /** Rules across fields, run once every field passed its own: report with `fail(field, rule)`. */
-export type CrossCheck<R extends Rules> = (
+type CrossCheck<R extends Rules> = (
 	values: Values<R>,
 	fail: (field: keyof R & string, rule: string) => void,
 ) => void;

@@ -218,7 +218,7 @@ function sentNote(sentItems: number[], outcomes: Outcomes, madeForRun: Set<numbe
 		.join('; ')}. ${rerun}`;
 }
 
-export function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {
+function toNodeError(node: Node, itemIndex: number, failure: Failure, note: string) {
 	const description = note ? `${failure.hint} ${note}` : failure.hint;
 	if (!failure.fromService)
 		return new NodeOperationError(node, failure.message, { itemIndex, description });
@@ -235,7 +235,7 @@ export function toNodeError(node: Node, itemIndex: number, failure: Failure, not
 	});
 }
 
-export function errorItem(failure: Failure, params: Params | undefined): IDataObject {
+function errorItem(failure: Failure, params: Params | undefined): IDataObject {
 	const item: IDataObject = {
 		error: failure.message,
 		status: failure.status,
@@ -254,7 +254,7 @@ export function errorItem(failure: Failure, params: Params | undefined): IDataOb
  * to the error output and adds the input item's fields to it, so the failed row arrives whole,
  * with the details under `error`.
  */
-export function errorOutputItem(failure: Failure, params: Params | undefined): IDataObject {
+function errorOutputItem(failure: Failure, params: Params | undefined): IDataObject {
 	const { error, message, ...details } = errorItem(failure, params);
 	return { error: { message: error, serviceMessage: message, ...details } };
 }
