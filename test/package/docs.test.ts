@@ -985,3 +985,92 @@ test('the description check finds a long one, also in a collection inside a coll
 		'Node/options/guard/deep: 201 characters',
 	]);
 });
+
+/**
+ * docs/internals.md is the map a newcomer reads first: every path it names (a code span with a
+ * folder or a file name in it) is there, and it holds no figure, date or commit id, which go
+ * stale (those live in docs/test-log.md and docs/performance.md).
+ */
+const INTERNALS = path.join(root, 'docs', 'internals.md');
+const PATH_SPAN = /`((?:[\w.<>*-]+\/)+[\w.*-]*|[\w-]+\.(?:ts|js|mjs|json|md))`/g;
+
+/**
+ * The paths a page names, from the repository's root; in a table row that starts with a folder,
+ * a bare file name is that folder's.
+ */
+function namedPaths(text: string): string[] {
+	return text.split('\n').flatMap((line) => {
+		const folder = /^\s*\| `([^`]+\/)` \|/.exec(line)?.[1] ?? '';
+		return [...line.matchAll(PATH_SPAN)].map(([, written]) =>
+			written.includes('/') ? written : folder + written,
+		);
+	});
+}
+
+/** A path as written, with `<Resource>` and `*` standing for any name: does one exist? */
+function pathExists(written: string): boolean {
+	const parts = written.replace(/\/$/, '').split('/');
+	let candidates = [root];
+	for (const part of parts) {
+		const pattern = new RegExp(`^${part.replace(/[.]/g, '\\.').replace(/<\w+>|\*/g, '[^/]+')}$`);
+		candidates = candidates.flatMap((folder) =>
+			existsSync(folder) && statSync(folder).isDirectory()
+				? readdirSync(folder)
+						.filter((name) => pattern.test(name))
+						.map((name) => path.join(folder, name))
+				: [],
+		);
+	}
+	return candidates.length > 0;
+}
+
+test('every path docs/internals.md names exists', () => {
+	const named = namedPaths(readFileSync(INTERNALS, 'utf8'));
+	expect(named.length).toBeGreaterThan(40);
+	expect(named.filter((written) => !pathExists(written))).toEqual([]);
+});
+
+test('the path check finds a path that is not there (so its silence means something)', () => {
+	const named = namedPaths(
+		[
+			'`nodes/<Resource>/`, `operations/*.ts`, `nodes/shared/record/journal.ts`, `claim`',
+			'| `nodes/shared/run/` | `lanes.ts`, `journal.ts` |',
+			'`test/simulator/store.ts`, `run.ts`',
+		].join('\n'),
+	);
+	expect(named).toEqual([
+		'nodes/<Resource>/',
+		'operations/*.ts',
+		'nodes/shared/record/journal.ts',
+		'nodes/shared/run/',
+		'nodes/shared/run/lanes.ts',
+		'nodes/shared/run/journal.ts',
+		'test/simulator/store.ts',
+		'run.ts',
+	]);
+	expect(named.filter((written) => !pathExists(written))).toEqual([
+		'operations/*.ts',
+		'nodes/shared/record/journal.ts',
+		'nodes/shared/run/journal.ts',
+		'test/simulator/store.ts',
+		'run.ts',
+	]);
+});
+
+/** A number standing alone (not inside a word such as md5 or n8n), a date, or a commit id. */
+function figuresIn(lines: string[]): string[] {
+	return lines.flatMap((line, index) => {
+		const bare = line
+			.replace(/^\s*\d+\. /, '')
+			.replace(/`[^`]*`/g, '')
+			.replace(/\]\([^)]*\)/g, ']');
+		return /(?<![\w.])\d/.test(bare) || COMMIT.test(bare) ? [`${index + 1}: ${line.trim()}`] : [];
+	});
+}
+
+test('docs/internals.md holds no figure, date or commit id', () => {
+	expect(figuresIn(prose(INTERNALS))).toEqual([]);
+	expect(
+		figuresIn(['about 0.62 of its rate', 'on 2026-11-28', 'broke it on 65f3c3a', 'n8n and md5']),
+	).toEqual(['1: about 0.62 of its rate', '2: on 2026-11-28', '3: broke it on 65f3c3a']);
+});

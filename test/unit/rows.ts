@@ -1,6 +1,6 @@
 /**
  * What the unit tests share: the real operations, a fixed clock, and rows checked and planned as
- * the node plans them (input/items.ts `plannedTransfer`), without n8n: each Planned row is made
+ * the node plans them (input/planned.ts `plannedTransfer`), without n8n: each Planned row is made
  * by the operation's own schema, Transfer ID rule and request, never written by hand.
  */
 import { DateTime } from 'luxon';

@@ -48,7 +48,7 @@ export type ServiceResult =
 	| { kind: 'tokenRefused'; said: ServiceMessage & { subCode: string } };
 
 /** The service's refusal of a Transfer ID it holds ("Transfer Id already exists"). */
-export const REPEAT_REFUSED = /transfer id already exists/i;
+const REPEAT_REFUSED = /transfer id already exists/i;
 
 /** HTTP statuses by which a server says it has no such path: what answered is not the service's API. */
 const NOT_THE_SERVICE = [404, 405];

@@ -32,7 +32,7 @@ export type RunResult =
 	| { kind: 'unguardedInQueueMode'; process: string };
 
 /** Where an ALREADY_SUBMITTED comes from: this node's paid answer (in this process, or in its record), or the dashboard. */
-export interface EarlierAnswer {
+interface EarlierAnswer {
 	first?: IDataObject;
 	byDashboard?: string;
 	contradiction?: string;

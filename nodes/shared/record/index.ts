@@ -23,7 +23,6 @@ import type { DashboardStatus, RepeatGuard } from '../types';
 
 /** The record's capacity in n8n's store: MAX_ENTRIES never reached, ENTRY_LIMIT per call, NEW_KEY_LIMIT for new transfers. */
 export { ENTRY_LIMIT, MAX_ENTRIES, NEW_KEY_LIMIT };
-export type { ConfirmedAnswer };
 
 /**
  * The record of sent transfers: an idempotency ledger in n8n's processed-data store (store.ts),

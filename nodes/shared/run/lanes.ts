@@ -15,7 +15,7 @@ import type { Outcome, Outcomes, Planned } from '../types';
  * several times in a row, and says so on each row it did not send.
  */
 
-export interface Sent {
+interface Sent {
 	/** Items whose request went out in this run, for the error that ends a batch. */
 	sentItems: number[];
 }

@@ -20,7 +20,7 @@ import type { Outcome, Planned, RepeatGuard } from '../types';
  */
 
 /** What a row needs from the lanes: its claim, its redaction, and a note that its request went out. */
-export interface RowTools {
+interface RowTools {
 	claim: () => Promise<Claim | undefined>;
 	redact: (text: string) => string;
 	onSend: () => void;
