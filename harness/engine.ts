@@ -83,6 +83,24 @@ for (const node of [
 }
 
 /**
+ * The n8n process's life, for its timers: a restart ends it, and a wait begun before never ends, as
+ * in a process that was killed (the record's later writes of the old process never come).
+ */
+let processLife = { alive: true };
+/** n8n-workflow's `sleep`, which the package's code reads at each call, made to die with its process. */
+function killableTimers(workflowPackage: typeof import('n8n-workflow')) {
+	const sleep = workflowPackage.sleep;
+	const sleepWhileAlive = async (ms: number) => {
+		const life = processLife;
+		await sleep(ms);
+		if (!life.alive) await new Promise<never>(() => {});
+	};
+	Object.defineProperty(workflowPackage, 'sleep', { enumerable: true, get: () => sleepWhileAlive });
+}
+// Under jest only (restartN8n is jest's): the benchmark runs the engine without restarts.
+if (typeof jest !== 'undefined') killableTimers(jest.requireActual('n8n-workflow'));
+
+/**
  * n8n restarted (a crash, a deploy): what the package's nodes kept in this process's memory (the
  * answers they heard, their processed-data stores, what each execution sent) is gone; n8n's database (the
  * processed-data store of harness/processedData.ts) is kept. From here on the workflows run a
@@ -90,6 +108,8 @@ for (const node of [
  */
 export function restartN8n() {
 	const workflowPackage: unknown = jest.requireActual('n8n-workflow');
+	processLife.alive = false;
+	processLife = { alive: true };
 	jest.isolateModules(() => {
 		jest.doMock('n8n-workflow', () => workflowPackage);
 		const { PayoutsTransfer: Restarted } =

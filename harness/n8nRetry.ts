@@ -17,7 +17,8 @@ import path from 'node:path';
 import type { IRun, IRunExecutionData } from 'n8n-workflow';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { runtimeFor, runtimeReady } = require('./runtime') as {
+const { ensureRuntime, runtimeFor, runtimeReady } = require('./runtime') as {
+	ensureRuntime(): Promise<unknown>;
 	runtimeFor(): { dir: string };
 	runtimeReady(): boolean;
 };
@@ -42,13 +43,20 @@ type Flatted = { parse(text: string): unknown; stringify(value: unknown): string
 
 let loaded: { ExecutionService: ExecutionServiceClass; flatted: Flatted } | undefined;
 
-/** n8n's ExecutionService and the serializer its database layer keeps run data with (loaded once; the simulator loads them before its clock takes over timers). */
-export function n8nCode() {
+/**
+ * n8n's ExecutionService and the serializer its database layer keeps run data with, loaded once
+ * from n8n's install, which this waits for (or makes: harness/runtime.js `ensureRuntime`, the
+ * install's lock). The simulator loads them before its clock takes over timers.
+ */
+export async function loadN8nCode() {
+	if (!loaded && !runtimeReady()) await ensureRuntime();
+	return n8nCode();
+}
+
+/** The same, once loaded (loadN8nCode). */
+function n8nCode() {
 	if (loaded) return loaded;
-	if (!runtimeReady())
-		throw new Error(
-			"n8n is not installed yet: n8n's Retry runs n8n's own code (node -e \"require('./harness/runtime').ensureRuntime()\")",
-		);
+	if (!runtimeReady()) throw new Error('n8n is not installed yet: await loadN8nCode() first');
 	const modules = path.join(runtimeFor().dir, 'node_modules');
 	loaded = {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -68,7 +76,7 @@ export async function retryInN8n(
 	failed: SavedExecution,
 	start: (data: RetryData) => Promise<IRun>,
 ): Promise<IRun> {
-	const { ExecutionService, flatted } = n8nCode();
+	const { ExecutionService, flatted } = await loadN8nCode();
 	// As n8n's database gives it back: stored as flatted text, read afresh.
 	const stored = flatted.parse(flatted.stringify(failed.run.data)) as IRunExecutionData;
 	let running: Promise<IRun> | undefined;

@@ -542,11 +542,11 @@ describe('the event example (Webhook → Payouts Transfer), published', () => {
 			false,
 		],
 		[
-			'ERROR whose Transfer ID can never pay (failed at the bank)',
+			'ERROR that may succeed later: the transfer attempt failed at the bank (it booked nothing; delivered again, unchanged)',
 			event('evt_ans_4', '20.00', seed.beneficiaries.bankFails),
-			409,
+			503,
 			'ERROR',
-			null,
+			'60',
 			false,
 		],
 		[

@@ -293,7 +293,7 @@ test("Pay Again on Every Run: n8n's Retry of a failed execution pays nothing twi
 	});
 	const failed = await execute(id, 1);
 	expect(String(failed.error?.description)).toContain(
-		"Options > 'Pay Again on Every Run' is on: running the same rows again in a new execution pays item",
+		"Options > 'Pay Again on Every Run' is on: once the causes are fixed, retry this execution (n8n's Retry, from the Executions list)",
 	);
 	expect(ledger()).toHaveLength(1);
 	const retried = await retry(await lastFailed(id));

@@ -205,7 +205,16 @@ describe("n8n's Retry of a failed execution (n8n's own ExecutionService.retry): 
 		service.sandbox.configure({ internalDuplicates: 'book' });
 		const failed = await runWorkflow({ ...workflow, input: [refused, paid] });
 		expect(failed.error?.description).toContain(
-			"Options > 'Pay Again on Every Run' is on: running the same rows again in a new execution pays item 1 again; n8n's Retry of this execution does not. Run only the rows that need you.",
+			"Options > 'Pay Again on Every Run' is on: once the causes are fixed, retry this execution (n8n's Retry, from the Executions list): it sends the rows that need you under the same Transfer IDs and pays none twice. Do not run them in a new execution as well: there every row is a new transfer, and item 1, paid in this execution, would be paid again.",
+		);
+		// The refused row itself says the same: one way, the Retry.
+		expect(failed.error?.context?.rows).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					item: 0,
+					hint: expect.stringContaining('Pay it once, one way: retry this execution'),
+				}),
+			]),
 		);
 		expect(failed.error?.description).not.toContain('pays none of them twice');
 		// The account is still unknown: the Retry fails again on that row, and pays the other nothing more.

@@ -24,6 +24,11 @@ import path from 'node:path';
 const n8n = require('../../harness');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/queue.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { needsN8n, runsRealN8n } = require('./needsN8n') as {
+	needsN8n: (file: string) => boolean;
+	runsRealN8n: (file: string) => boolean;
+};
 
 type Background = { what: string; promise: Promise<unknown>; error?: Error };
 
@@ -103,9 +108,9 @@ export default async function globalSetup(
 ) {
 	const files = selectedTestFiles(globalConfig, projectConfig);
 	const source = (file: string) => fs.readFileSync(file, 'utf8');
-	// The suites that run real n8n: everything under test/e2e and test/browser.
-	const needsN8n = files.filter((file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file));
-	if (!needsN8n.length) return;
+	// The suites that need n8n installed (real n8n, or n8n's own Retry code): test/helpers/needsN8n.js.
+	if (!files.some(needsN8n)) return;
+	const realN8n = files.some(runsRealN8n);
 	const background: Background[] = [];
 	(globalThis as { payoutsBackground?: Background[] }).payoutsBackground = background;
 	const inBackground = (what: string, work: () => Promise<unknown>) => {
@@ -121,14 +126,15 @@ export default async function globalSetup(
 			`n8n ${n8n.N8N_VERSION} is not installed yet: installing it in the background while the first suites run (about 3 to 9 minutes, once per machine).`,
 		);
 	inBackground(`installing n8n ${n8n.N8N_VERSION}`, () => n8n.ensureRuntime());
-	inBackground('building and packing the package', async () => {
-		const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-prepack-'));
-		try {
-			await n8n.packPackage(scratch);
-		} finally {
-			fs.rmSync(scratch, { recursive: true, force: true });
-		}
-	});
+	if (realN8n)
+		inBackground('building and packing the package', async () => {
+			const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payouts-prepack-'));
+			try {
+				await n8n.packPackage(scratch);
+			} finally {
+				fs.rmSync(scratch, { recursive: true, force: true });
+			}
+		});
 	const missing: string[] = [];
 	if (files.some((file) => source(file).includes("'playwright-core'")) && !fs.existsSync(CHROMIUM))
 		missing.push('chromium');

@@ -15,6 +15,7 @@ const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
 const n8n = require('../../harness');
+const { needsN8n, runsRealN8n } = require('./needsN8n');
 
 /** Seconds, measured (docs/testing.md, "How long `npm test` takes": the cold run of 2026-11-28 with the queue-mode suites trimmed). */
 const MEASURED = {
@@ -40,8 +41,6 @@ const MEASURED = {
 	'test/e2e/storeModel.test.ts': 26,
 };
 const ROOT = path.join(__dirname, '..', '..');
-/** The suites that run real n8n: everything under test/e2e and test/browser. */
-const needsN8n = (file) => /[\\/]test[\\/](e2e|browser)[\\/]/.test(file);
 /** The suites that start a queue-mode set-up: one at a time (scripts/queue.js takes a lock under jest). */
 const QUEUE_MODE = ['test/e2e/queue.test.ts', 'test/e2e/queueClaims.test.ts'];
 const WORKERS = 2;
@@ -78,7 +77,7 @@ class PayoutsSequencer extends Sequencer {
 			const measured = MEASURED[path.relative(ROOT, test.path).split(path.sep).join('/')];
 			if (measured !== undefined) return measured;
 			// A suite of real n8n we have no figure for takes about a minute; others, by size.
-			return needsN8n(test.path) ? 60 : fs.statSync(test.path).size / 2000;
+			return runsRealN8n(test.path) ? 60 : fs.statSync(test.path).size / 2000;
 		};
 		const relative = (test) => path.relative(ROOT, test.path).split(path.sep).join('/');
 		const longestFirst = (list) =>

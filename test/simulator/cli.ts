@@ -17,7 +17,7 @@ import path from 'node:path';
 
 import fc from 'fast-check';
 
-import { n8nCode } from '../../harness/n8nRetry';
+import { loadN8nCode } from '../../harness/n8nRetry';
 import { breaksPromise, kills, NAMED_EXCEPTIONS } from './invariants';
 import type { Violation } from './invariants';
 import { reports, traceStoreSteps } from './reports';
@@ -61,8 +61,8 @@ function printWorld(
 }
 
 async function main() {
-	// n8n's own Retry code, loaded before a world's virtual clock owns the timers.
-	n8nCode();
+	// n8n's own Retry code, loaded (and n8n installed, if need be) before a world's virtual clock owns the timers.
+	await loadN8nCode();
 	const schedules = Number(argument('schedules') ?? 200);
 	const seed = Number(argument('seed') ?? 1);
 	const options: ScheduleOptions = {};

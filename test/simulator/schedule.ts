@@ -369,6 +369,8 @@ export async function runSchedule(
 							return;
 						case 'follow': {
 							user.follow();
+							for (const failed of user.retriesDue())
+								if (!world.retry(name, failed)) user.retryLater(failed);
 							const rows = user.open().filter((row) => !sending(world, row.payout));
 							if (rows.length > 0) world.execute(name, rows);
 							return;
@@ -393,6 +395,9 @@ export async function runSchedule(
 		let waits = 0;
 		for (let round = 0; round < 30; round++) {
 			user.follow();
+			const retries = user.retriesDue();
+			for (const failed of retries) if (!world.retry(names[0], failed)) user.retryLater(failed);
+			if (retries.length > 0) await world.settle();
 			const rows = user.open();
 			if (rows.length === 0 && !user.waiting()) break;
 			if (rows.length === 0) {

@@ -89,6 +89,8 @@ interface Wanted {
 	waitsUntil?: number;
 	/** The row as it goes into the next run (with a dashboard status where the user mapped one). */
 	next?: Row;
+	/** Paid by n8n's Retry of this failed execution, as the node's words said (Pay Again on Every Run): never in a new execution as well. */
+	retryOf?: string;
 }
 
 export class User {
@@ -103,6 +105,8 @@ export class User {
 	 * batch again as it is (the sheet), not only the rows that need them.
 	 */
 	private rerun: Row[] = [];
+	/** Failed executions the user retries (n8n's Retry), as the node's words said. */
+	private retries = new Set<ExecutionRecord>();
 	/** Every decision, for the log. */
 	readonly decisions: string[] = [];
 	/** News the user waits to act on (a dashboard export, 10 minutes after its run). */
@@ -133,7 +137,11 @@ export class User {
 		const open = [...this.wanted.values()]
 			.filter(
 				(wanted) =>
-					!wanted.done && !wanted.needsFix && !wanted.pending && wanted.waitsUntil === undefined,
+					!wanted.done &&
+					!wanted.needsFix &&
+					!wanted.pending &&
+					wanted.waitsUntil === undefined &&
+					wanted.retryOf === undefined,
 			)
 			.map((wanted) => this.rowOf(wanted.payout));
 		const again = this.rerun.filter((row) => !open.some((other) => other.payout === row.payout));
@@ -147,10 +155,23 @@ export class User {
 		if (wanted) wanted.needsFix = false;
 	}
 
+	/** The failed executions to retry now (n8n's Retry); one that could not be retried comes back with `retryLater`. */
+	retriesDue(): ExecutionRecord[] {
+		const due = [...this.retries];
+		this.retries.clear();
+		return due;
+	}
+
+	retryLater(failed: ExecutionRecord) {
+		this.retries.add(failed);
+	}
+
 	/** Payouts the user waits on: PENDING at the bank, to be checked again. */
 	waiting(): boolean {
 		return (
 			this.later.length > 0 ||
+			this.retries.size > 0 ||
+			[...this.wanted.values()].some((wanted) => wanted.retryOf !== undefined) ||
 			[...this.wanted.values()].some((wanted) => wanted.pending !== undefined)
 		);
 	}
@@ -251,6 +272,7 @@ export class User {
 		const wanted = this.wanted.get(row.payout);
 		// An answer about a key the user has since replaced is old news.
 		if (!wanted || wanted.done || wanted.needsFix || wanted.key !== row.key) return;
+		wanted.retryOf = undefined;
 		const payout = this.world.payouts.get(row.payout);
 		const decide = (what: string, next?: Row, done = false) => {
 			wanted.next = next;
@@ -266,6 +288,13 @@ export class User {
 				}
 				return decide('done', undefined, true);
 			case 'runAgain':
+				// Pay Again on Every Run, an execution that failed: its words say to retry it (n8n's Retry keeps
+				// its Transfer IDs) and never to run the row in a new execution as well.
+				if (this.world.workflow.keyMode === 'payEveryRun' && execution.saved) {
+					this.retries.add(execution);
+					wanted.retryOf = execution.id;
+					return decide(`retry ${execution.id}`);
+				}
 				// Run again as the sheet has it: a mapped dashboard column stays mapped.
 				return decide('run again', {
 					...plain,

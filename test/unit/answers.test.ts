@@ -724,6 +724,26 @@ describe('a transfer: what it says, word for word', () => {
 		);
 	});
 
+	test("a refused row of a Transfer ID made for this execution, where the row ends the execution with an error: n8n's Retry of it, one way only", () => {
+		const entry = plan(
+			OPERATIONS.internalTransfer,
+			{ amount: '500', rechargeAccount: 'RECHARGE001' },
+			0,
+			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
+		);
+		const refused = readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found'));
+		const outcome = rowOutcome(entry, judge('internalTransfer', refused, entry.params), {
+			...speakerOf('internalTransfer', 'node'),
+			failsExecution: true,
+		});
+		const failure = 'failure' in outcome ? outcome.failure : undefined;
+		expect(failure?.nextStep).toBe('fixRow');
+		expect(failure?.hint).toMatch(
+			/Pay it once, one way: retry this execution \(n8n's Retry, from the Executions list\) once the cause is fixed; .* Do not also run the row in a new execution: .* the row would be paid twice\.$/,
+		);
+		expect(failure?.hint).not.toContain('Run only this row again');
+	});
+
 	test('201 "no response from bank": the row\'s own words first, then what to do', () => {
 		const said = 'Transfer request the service, no response from bank';
 		const answer = readAnswer(201, envelope('ERROR', '201', said));

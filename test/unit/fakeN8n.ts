@@ -47,6 +47,7 @@ export function fakeN8n(workflowId: string, service: Service = paying, answerMs 
 		helpers,
 		getNode: () => ({ id: 'node-1', name: 'Pay', type: 'n8n-nodes-payouts.payoutsTransfer' }),
 		getExecutionCancelSignal: () => undefined,
+		continueOnFail: () => false,
 	} as unknown as IExecuteFunctions;
 	return fake;
 }

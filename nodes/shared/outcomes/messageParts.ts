@@ -3,11 +3,16 @@ import type { ServiceMessage } from './interpret';
 
 /** What every message of a row is made of; the tables that word each result are beside this file. */
 
-/** Who speaks: the operation, who refuses a repeat of its transfers, and the options that change the words. */
+/**
+ * Who speaks: the operation, who refuses a repeat of its transfers, the options that change the
+ * words, and whether a row that needs the user ends the execution with an error (which n8n's Retry
+ * of the execution can run again).
+ */
 export interface MessageContext {
 	operation: PayoutOperation;
 	guard?: RepeatGuard;
 	options?: { claimHeldEarlier?: boolean; payEveryRun?: boolean };
+	failsExecution?: boolean;
 }
 
 export const transferIdOf = (entry: Planned) => entry.transferId ?? '';

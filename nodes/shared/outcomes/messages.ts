@@ -30,12 +30,17 @@ export function rowOutcome(entry: Planned, result: RowResult, context: MessageCo
 	// row in doubt is looked up first, whatever made it so, and a row run again is run alone.
 	const { failure } = outcome;
 	if (failure.status === 'UNKNOWN') Object.assign(failure, madeForRunAdvice(entry));
-	else if (RUN_AGAIN.includes(failure.nextStep)) failure.hint = `${failure.hint} ${ONLY_THIS_ROW}`;
+	else if (RUN_AGAIN.includes(failure.nextStep))
+		failure.hint = `${failure.hint} ${context.failsExecution ? RETRY_THE_EXECUTION : ONLY_THIS_ROW}`;
 	return outcome;
 }
 
 /** Steps that run a row again: under Pay Again on Every Run, running the whole batch again pays its paid rows again. */
 const RUN_AGAIN: Failure['nextStep'][] = ['runAgain', 'fixRow'];
+/** The execution ends with an error: n8n's Retry of it sends this row under the same Transfer ID. */
+export const RETRY_THE_EXECUTION =
+	"Pay it once, one way: retry this execution (n8n's Retry, from the Executions list) once the cause is fixed; it sends this row under the same Transfer ID and pays none of this execution's rows twice. Do not also run the row in a new execution: with Options > 'Pay Again on Every Run' that is a new transfer, and the row would be paid twice.";
+/** The execution goes on (Continue On Fail): there is no Retry of this node's rows, only a new execution. */
 const ONLY_THIS_ROW =
 	"Run only this row again: with Options > 'Pay Again on Every Run' a new execution pays every row it is given again, the ones paid in this execution too.";
 

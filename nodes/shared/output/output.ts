@@ -207,10 +207,14 @@ function sentNote(sentItems: number[], outcomes: Outcomes, madeForRun: Set<numbe
 			.join(', ');
 		return `item ${index}: ${String(status)}${references ? ` (${references})` : ''}`;
 	};
-	const again = sentItems.filter((index) => madeForRun.has(index)).sort((a, b) => a - b);
+	const paid = (index: number) => {
+		const outcome = outcomes.get(index);
+		return outcome !== undefined && !('failure' in outcome);
+	};
+	const again = sentItems.filter((index) => madeForRun.has(index) && paid(index));
 	const rerun =
-		again.length > 0
-			? `Options > 'Pay Again on Every Run' is on: running the same rows again in a new execution pays item${again.length > 1 ? 's' : ''} ${again.join(', ')} again; n8n's Retry of this execution does not. Run only the rows that need you.`
+		madeForRun.size > 0
+			? `Options > 'Pay Again on Every Run' is on: once the causes are fixed, retry this execution (n8n's Retry, from the Executions list): it sends the rows that need you under the same Transfer IDs and pays none twice. Do not run them in a new execution as well: there every row is a new transfer${again.length > 0 ? `, and item${again.length > 1 ? 's' : ''} ${again.sort((a, b) => a - b).join(', ')}, paid in this execution, would be paid again` : ''}.`
 			: 'Running the same rows again pays none of them twice.';
 	return `Sent in this run: ${[...sentItems]
 		.sort((a, b) => a - b)

@@ -108,9 +108,9 @@ function readClaim(
 	guard: RepeatGuard,
 	{ dashboard, sentHere }: { dashboard?: DashboardStatus; sentHere: boolean },
 ): { claim: Claim; forget: string[]; forgetLater: string[] } {
-	// This process sent these values without a clear answer: in doubt, even where another process's
-	// stale write took that out of the store (asking has just written it back).
-	const held = sentHere ? new Set([...found, ...asked]) : found;
+	// This process sent these values without a clear answer, and the store holds nothing of them:
+	// another process's stale write took them (asking has just written them back). In doubt.
+	const held = sentHere && !found.has(claim) ? new Set([...found, ...asked]) : found;
 	const read = (found: Claim, forget: string[] = [], forgetLater = forget) => ({
 		claim: found,
 		forget,
@@ -194,6 +194,7 @@ export class TransferRecord {
 		const asked = this.guard === 'node' ? [id, claim, unconfirmed] : [claim, unconfirmed];
 		const confirmedKeys = asked.filter((entry) => entry !== unconfirmed);
 		const hold = (found: Claim): Claim => {
+			if (found.kind === 'confirmed') forgetSent(key);
 			if (found.kind !== 'claimed' || found.unrecorded) release();
 			// Found in doubt, the keys are an earlier request's: a release must not take its doubt.
 			else {

@@ -19,6 +19,8 @@ export interface Run {
 	record?: TransferRecord;
 	/** A queue-mode process's kind, where this node alone would guard a transfer: nothing is sent (a Dry Run says so). */
 	unguardedInQueueMode?: string;
+	/** A row that needs the user ends the execution with an error (no Continue On Fail): n8n's Retry of it runs the node again. */
+	failsExecution: boolean;
 	/** Requests Per Second: waits for the next request's turn. */
 	pace?: () => Promise<void>;
 	/** The first failure that says nothing of one row alone: the run sends nothing more (run/lanes.ts). */
@@ -49,6 +51,7 @@ export function newRun(
 		workflowId,
 		guard,
 		unguardedInQueueMode: unguardedInQueueMode || undefined,
+		failsExecution: !context.continueOnFail(),
 		// A Dry Run opens the record too, and only reads what this process holds without asking it (asking writes).
 		record: sends ? TransferRecord.forWorkflow(context, workflowId, guard) : undefined,
 		pace: pacer(options.requestsPerSecond),
