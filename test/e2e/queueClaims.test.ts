@@ -5,7 +5,7 @@
  * examples/queue-claims.sql), judged by the sandbox's ledger, with one worker's calls to n8n's
  * database slowed far past anything a guard of the node's own could wait for, by a delaying proxy
  * between that worker and Postgres:
- * - 200 top-up events each delivered twice (half of the pairs at the same moment): every event paid once;
+ * - 100 top-up events each delivered twice (half of the pairs at the same moment): every event paid once;
  * - signed events: unsigned, signed with another secret, expired, stale, another body: refused with
  *   nothing claimed or sent; the same signed request replayed pays nothing more;
  * - what the template once got wrong: an event id holding a comma is one value, not two;

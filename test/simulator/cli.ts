@@ -2,7 +2,7 @@
 /**
  * `npm run simulate -- --schedules N --seed S [--processes P] [--operation O] [--report R]
  * [--code REV] [--path P] [--trace] [--verbose] [--json]`: runs N random schedules (schedule.ts,
- * fast-check from seed S), or report R's script (reports.ts) with N seeds, on this checkout's
+ * fast-check from seed S), or report R's script (reports.ts) with N seeds (R may name several, comma-separated), on this checkout's
  * package code or on git revision REV's. A schedule that breaks a promise is shrunk to its shortest
  * form and printed with every step; `--seed S --path P` (both printed) replays it. Exit code 1 when
  * a schedule broke a promise; `--json` ends with a summary line of JSON. `N8N_ENGINE_FROM=<an
@@ -31,7 +31,15 @@ export interface Summary {
 	schedules: number;
 	seconds: number;
 	/** Schedules that broke a promise: fast-check's seed and path to replay the shortest one, and what it broke. */
-	failed: Array<{ seed: number; path?: string; config: string; violations: Violation[] }>;
+	failed: Array<{
+		seed: number;
+		path?: string;
+		report?: string;
+		config: string;
+		violations: Violation[];
+	}>;
+	/** With `--report`: how many seeds each report ran. */
+	runsOf: Record<string, number>;
 	/** Violations by kind, named exceptions included: how many schedules had one. */
 	byInvariant: Record<string, number>;
 	/** The named exceptions' details, as counted. */
@@ -79,6 +87,7 @@ async function main() {
 		schedules,
 		seconds: 0,
 		failed: [],
+		runsOf: {},
 		byInvariant: {},
 		counted: [],
 		kills: 0,
@@ -101,26 +110,32 @@ async function main() {
 
 	const report = argument('report');
 	if (report) {
-		const script = reports[report];
-		if (!script) throw new Error(`No report ${report}: ${Object.keys(reports).join(', ')}`);
-		for (let run = seed; run < seed + schedules; run++) {
-			const result = await script.run(run);
-			count(result.violations);
-			countKills(result.world);
-			const broken = result.violations.filter(breaksPromise);
-			if (broken.length > 0)
-				summary.failed.push({
-					seed: run,
-					config: `report ${report}: ${script.title}`,
-					violations: result.violations,
-				});
-			if ((broken.length > 0 && summary.failed.length <= 3) || verbose)
-				printWorld(
-					result.world,
-					result.violations,
-					`report ${report} seed ${run}: ${script.title}`,
-					result.decisions,
-				);
+		// Several reports, comma-separated, run in this one process: n8n's code loads once.
+		for (const name of report.split(',')) {
+			const script = reports[name];
+			if (!script) throw new Error(`No report ${name}: ${Object.keys(reports).join(', ')}`);
+			summary.runsOf[name] = 0;
+			for (let run = seed; run < seed + schedules; run++) {
+				const result = await script.run(run);
+				summary.runsOf[name] += 1;
+				count(result.violations);
+				countKills(result.world);
+				const broken = result.violations.filter(breaksPromise);
+				if (broken.length > 0)
+					summary.failed.push({
+						seed: run,
+						report: name,
+						config: `report ${name}: ${script.title}`,
+						violations: result.violations,
+					});
+				if ((broken.length > 0 && summary.failed.length <= 3) || verbose)
+					printWorld(
+						result.world,
+						result.violations,
+						`report ${name} seed ${run}: ${script.title}`,
+						result.decisions,
+					);
+			}
 		}
 	} else {
 		const property = fc.asyncProperty(scheduleArbitrary(options), async (schedule) => {

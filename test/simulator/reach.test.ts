@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 
+import { SCHEDULES_IN_NPM_TEST } from './run';
 import { scheduleArbitrary } from './schedule';
 import type { Schedule } from './schedule';
 import { optionsOf, ROLES } from './settings';
@@ -14,7 +15,7 @@ import { World } from './world';
 
 const OPERATIONS = ['cardTransfer', 'standardTransfer', 'internalTransfer'] as const;
 /** As many schedules as npm test's simulator runs (simulator.test.ts). */
-const SCHEDULES = 800;
+const SCHEDULES = SCHEDULES_IN_NPM_TEST;
 
 const schedules = fc.sample(scheduleArbitrary(), { numRuns: SCHEDULES, seed: 20261128 });
 

@@ -11,6 +11,9 @@ import type { Summary } from './cli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
+/** The random schedules `npm test` runs of the whole world (simulator.test.ts); the long runs are in docs/testing.md. */
+export const SCHEDULES_IN_NPM_TEST = 400;
+
 /** Runs the simulator's command line; its summary, and what it printed for a failure. */
 export async function simulate(...args: string[]): Promise<Summary & { printed: string }> {
 	return await new Promise((resolve, reject) => {
