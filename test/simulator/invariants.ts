@@ -515,7 +515,8 @@ function noRowBlocked(world: World): Violation[] {
 		const reached = world.workflow.pay.settings.executeOnce
 			? execution.rows.slice(0, 1)
 			: execution.rows;
-		// n8n's Retry runs from the failed node: rows an earlier node of the retried executions answered do not run again.
+		// n8n's Retry runs from the failed node: rows an earlier node of the retried executions answered
+		// (Pay, or the claim step that held them back) do not run again.
 		const retried: ExecutionRecord[] = [];
 		for (let id = execution.retryOf; id; ) {
 			const earlier = world.executions.find((other) => other.id === id);
@@ -527,8 +528,10 @@ function noRowBlocked(world: World): Violation[] {
 			const to = world.payouts.get(row.payout)?.to;
 			if (mine.some((attempt) => payoutOf(attempt.body) === to)) return false;
 			if (
-				retried.some((earlier) =>
-					earlier.outcomes.some((outcome) => outcome.row === row && outcome.node === 'Pay'),
+				retried.some(
+					(earlier) =>
+						earlier.outcomes.some((outcome) => outcome.row === row && outcome.node === 'Pay') ||
+						earlier.claimAnswers.some((claimed) => claimed.row === row),
 				)
 			)
 				return false;
