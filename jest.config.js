@@ -1,16 +1,13 @@
 /**
  * Every test: unit, sandbox, engine (n8n-core in-process), end-to-end (real n8n) and browser.
  *
- * Two suites at a time (even on two cores): the end-to-end suites mostly wait for n8n (polls a
- * minute apart, restarts, kills), and each starts its own n8n, sandbox and user folder on free
- * ports, so they do not interfere. globalSetup starts the n8n install and the package's pack in
+ * Three suites at a time, also on two cores (test/helpers/workers.js): the end-to-end suites
+ * mostly wait for n8n (polls a minute apart, restarts, kills), and each starts its own n8n, sandbox
+ * and user folder on free ports, so they do not interfere. globalSetup starts the n8n install and the package's pack in
  * the background while the first suites run; the sequencer runs the longest suites first
  * (docs/testing.md, "How long `npm test` takes").
  */
-const os = require('node:os');
-
-const cores =
-	typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+const { WORKERS } = require('./test/helpers/workers');
 
 module.exports = {
 	testEnvironment: 'node',
@@ -20,7 +17,7 @@ module.exports = {
 	// N8N_ENGINE_FROM=<an installed n8n>: the in-process tests run that n8n's engine (test/helpers/engineFrom.js).
 	moduleNameMapper: require('./test/helpers/engineFrom').moduleNameMapper(),
 	testTimeout: 30000,
-	maxWorkers: Math.max(2, Math.min(cores, 3)),
+	maxWorkers: WORKERS,
 	globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
 	globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
 	testSequencer: '<rootDir>/test/helpers/sequencer.js',

@@ -1,14 +1,14 @@
 'use strict';
 /**
- * The order of `npm test`'s suites (jest.config.js), for two or more workers: longest first, so
+ * The order of `npm test`'s suites (jest.config.js), for its workers (workers.js): longest first, so
  * that the long suites, which mostly wait for n8n (polls a minute apart, kills, restarts), start
  * early and the short ones fill the gaps. While the n8n runtime is not installed yet (a fresh
  * machine; globalSetup.ts installs it in the background), the suites that do not need n8n go
  * first, so that no worker sits waiting for the install while others have work.
  *
  * A suite's length is its duration in jest's cache of the last run, else the figure below
- * (jest's durations in a cold run on a fresh clone, 2 cores, two suites at a time, the other core
- * busy: docs/testing.md), else a guess from its size.
+ * (jest's durations in a cold run on a fresh clone, 2 cores, two suites at a time, nothing else
+ * running: docs/testing.md), else a guess from its size.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,37 +16,40 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 const n8n = require('../../harness');
 const { needsN8n, runsRealN8n } = require('./needsN8n');
+const { WORKERS } = require('./workers');
 
-/** Seconds, measured (docs/testing.md, "How long `npm test` takes": the cold run of 2026-11-28 with the queue-mode suites trimmed). */
+/** Seconds, measured (docs/testing.md, "How long `npm test` takes": the cold run of 2026-11-29, nothing else running). */
 const MEASURED = {
-	'test/e2e/queue.test.ts': 644,
-	'test/browser/editor.test.ts': 395,
-	'test/e2e/exactlyOnce.test.ts': 346,
-	'test/e2e/queueClaims.test.ts': 321,
-	'test/e2e/chaosTopUps.test.ts': 205,
-	'test/e2e/examplesPublished.test.ts': 176,
-	'test/e2e/paths.test.ts': 176,
-	'test/e2e/templates.test.ts': 120,
-	'test/e2e/scale.test.ts': 171,
-	'test/simulator/reports.test.ts': 152,
-	'test/simulator/simulator.test.ts': 139,
-	'test/package/package.test.ts': 122,
-	'test/e2e/examples.test.ts': 118,
-	'test/e2e/incidentLoop.test.ts': 112,
-	'test/e2e/settle.test.ts': 99,
-	'test/e2e/incidentTimezone.test.ts': 92,
-	'test/e2e/install.test.ts': 58,
-	'test/engine/settle.test.ts': 47,
-	'test/engine/fuzz.test.ts': 27,
-	'test/e2e/storeModel.test.ts': 26,
+	'test/e2e/queue.test.ts': 298,
+	'test/e2e/queueClaims.test.ts': 243,
+	'test/browser/editor.test.ts': 189,
+	'test/e2e/examplesPublished.test.ts': 121,
+	'test/e2e/exactlyOnce.test.ts': 110,
+	'test/e2e/chaosTopUps.test.ts': 90,
+	'test/simulator/reports.test.ts': 73,
+	'test/e2e/paths.test.ts': 70,
+	'test/e2e/scale.test.ts': 62,
+	'test/e2e/incidentLoop.test.ts': 60,
+	'test/e2e/templates.test.ts': 52,
+	'test/simulator/simulator.test.ts': 49,
+	'test/package/package.test.ts': 48,
+	'test/e2e/examples.test.ts': 43,
+	'test/e2e/oneGuard.test.ts': 41,
+	'test/engine/settle.test.ts': 39,
+	'test/e2e/incidentTimezone.test.ts': 28,
+	'test/e2e/settle.test.ts': 27,
+	'test/e2e/install.test.ts': 26,
+	'test/engine/record.test.ts': 21,
+	'test/engine/exactlyOnce.test.ts': 19,
+	'test/e2e/storeModel.test.ts': 13,
+	'test/engine/fuzz.test.ts': 13,
 };
 const ROOT = path.join(__dirname, '..', '..');
 /** The suites that start a queue-mode set-up: one at a time (scripts/queue.js takes a lock under jest). */
 const QUEUE_MODE = ['test/e2e/queue.test.ts', 'test/e2e/queueClaims.test.ts'];
-const WORKERS = 2;
 
 /**
- * The order two workers take `tests` in, longest first, but a queue-mode suite only when no other
+ * The order the workers take `tests` in, longest first, but a queue-mode suite only when no other
  * is running (it would wait for the lock, its worker idle): each free worker takes the longest
  * queue-mode suite if the lock is free, else the longest other suite.
  */
