@@ -688,13 +688,20 @@ describe('a transfer: what it says, word for word', () => {
 		);
 	});
 
+	/** A top-up under Options > 'Pay Again on Every Run': its Transfer ID is made for this execution. */
+	const madeForThisExecution = () =>
+		plan(OPERATIONS.internalTransfer, { amount: '500', rechargeAccount: 'RECHARGE001' }, 0, {
+			workflowId: 'wf1',
+			nodeId: 'n1',
+			runId: 'run1',
+			runIndex: 0,
+			payEveryRun: true,
+		});
+	/** The service refuses the top-up's account: a row the user must fix. */
+	const refused = readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found'));
+
 	test('a timeout of a Transfer ID made for this execution: a new execution is a new transfer, so look it up first', () => {
-		const entry = plan(
-			OPERATIONS.internalTransfer,
-			{ amount: '500', rechargeAccount: 'RECHARGE001' },
-			0,
-			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
-		);
+		const entry = madeForThisExecution();
 		expect(entry.madeForRun).toBe(true);
 		for (const guard of ['node', 'service', 'claim'] as const) {
 			const failure = speak('internalTransfer', noAnswer({ code: 'ETIMEDOUT' }), guard, entry);
@@ -706,13 +713,7 @@ describe('a transfer: what it says, word for word', () => {
 	});
 
 	test("a refused row of a Transfer ID made for this execution: run only this row again, or a new execution pays the batch's paid rows again", () => {
-		const entry = plan(
-			OPERATIONS.internalTransfer,
-			{ amount: '500', rechargeAccount: 'RECHARGE001' },
-			0,
-			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
-		);
-		const refused = readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found'));
+		const entry = madeForThisExecution();
 		const failure = speak('internalTransfer', refused, 'node', entry);
 		expect([failure.status, failure.nextStep]).toEqual(['ERROR', 'fixRow']);
 		expect(failure.hint).toMatch(
@@ -725,13 +726,7 @@ describe('a transfer: what it says, word for word', () => {
 	});
 
 	test("a refused row of a Transfer ID made for this execution, where the row ends the execution with an error: n8n's Retry of it, one way only", () => {
-		const entry = plan(
-			OPERATIONS.internalTransfer,
-			{ amount: '500', rechargeAccount: 'RECHARGE001' },
-			0,
-			{ workflowId: 'wf1', nodeId: 'n1', runId: 'run1', runIndex: 0, payEveryRun: true },
-		);
-		const refused = readAnswer(404, envelope('ERROR', '404', 'Recharge Account not found'));
+		const entry = madeForThisExecution();
 		const outcome = rowOutcome(entry, judge('internalTransfer', refused, entry.params), {
 			...speakerOf('internalTransfer', 'node'),
 			failsExecution: true,
